@@ -1,0 +1,141 @@
+"""Every player behind one protocol, and the one factory that builds them from spec strings.
+
+An agent scores every legal move of a position from what its seat can see:
+
+    class Agent(Protocol):
+        name: str
+        def scores(self, obs, legal) -> np.ndarray   # one float per legal move, higher = better
+
+`obs` is the referee's observation for the seat to move (it says which game it is from)
+and `legal` the referee's legal move list in the referee's order. Choosing is argmax, or
+sampling at a temperature, over the scores (`choose`). No agent reads another seat's hidden
+cards: everything it needs comes from `obs`.
+
+Spec strings are the same everywhere (play, generate, eval, league):
+`random`, `rule`, `rule:expert`, `pimc:worlds=32,rollout=rule`, `student:PATH`,
+`coreml:PATH.mlpackage`, `douzero:DIR`, `rlcard`. The grammar is `NAME[:ARGS]` where ARGS is
+either one positional value (a path or a level) or comma-separated `key=value` pairs.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import NotAvailable, UserError
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def scores(self, obs, legal) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed agent spec: `pimc:worlds=32,rollout=rule` -> name='pimc',
+    options={'worlds': '32', 'rollout': 'rule'}; `student:runs/a` -> arg='runs/a'."""
+    name: str
+    arg: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+
+# name -> "module:callable". Imported lazily so that, e.g., torch is only loaded for `douzero`.
+# Each callable takes (spec: Spec, seed: int | None) and returns an Agent.
+_FACTORIES: dict[str, str] = {
+    "random": "openlandlord.agents.basic:make_random",
+    "human": "openlandlord.agents.human:make_human",
+    "rule": "openlandlord.agents.rule:make_rule",
+    "rlcard": "openlandlord.agents.rlcard_agent:make_rlcard",
+    "pimc": "openlandlord.agents.pimc:make_pimc",
+    "douzero": "openlandlord.agents.douzero_agent:make_douzero",
+    "student": "openlandlord.agents.student:make_student",
+    "coreml": "openlandlord.agents.coreml_agent:make_coreml",
+    "torch": "openlandlord.agents.student:make_torch_student",
+}
+
+
+def parse_spec(text: str) -> Spec:
+    if not isinstance(text, str) or not text.strip():
+        raise UserError(f"empty agent spec {text!r}; expected e.g. 'rule' or 'pimc:worlds=32'")
+    text = text.strip()
+    name, _, rest = text.partition(":")
+    name = name.strip().lower()
+    if name not in _FACTORIES:
+        raise UserError(f"unknown agent {name!r} in spec {text!r}; known agents: "
+                        + ", ".join(sorted(_FACTORIES)))
+    if not rest:
+        return Spec(name, None, {}, text)
+    if "=" not in rest:
+        return Spec(name, rest, {}, text)
+    options: dict[str, str] = {}
+    for part in rest.split(","):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise UserError(f"bad option {part!r} in agent spec {text!r}; expected key=value")
+        options[key.strip()] = value.strip()
+    return Spec(name, None, options, text)
+
+
+def make(spec: str, seed: int | None = None) -> Agent:
+    """Build any agent from its spec string (see the module docstring)."""
+    parsed = parse_spec(spec)
+    module_name, _, attr = _FACTORIES[parsed.name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("openlandlord"):
+            raise NotAvailable(f"agent {parsed.name!r} is not implemented in this version") from None
+        raise NotAvailable(f"agent {parsed.name!r} needs the package {exc.name!r}, "
+                           "which is not installed") from None
+    return getattr(module, attr)(parsed, seed)
+
+
+def option(spec: Spec, key: str, default: Any, kind=int) -> Any:
+    """Read one typed option of a spec, with a clear error naming the spec when it is bad."""
+    if key not in spec.options:
+        return default
+    raw = spec.options[key]
+    try:
+        return kind(raw)
+    except ValueError:
+        raise UserError(f"option {key}={raw!r} of agent spec {spec.text!r} is not a valid "
+                        f"{kind.__name__}") from None
+
+
+def check_options(spec: Spec, allowed: set[str]) -> None:
+    unknown = set(spec.options) - allowed
+    if unknown:
+        raise UserError(f"unknown option(s) {', '.join(sorted(unknown))} in agent spec "
+                        f"{spec.text!r}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+
+
+def choose(scores: np.ndarray, rng: np.random.Generator | None = None,
+           temperature: float = 0.0) -> int:
+    """Index of the move to play: argmax (first of ties) at temperature 0, else a sample
+    from softmax(scores / temperature)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1 or scores.size == 0:
+        raise ValueError("scores must be a non-empty 1-D array")
+    if temperature <= 0.0 or rng is None:
+        return int(np.argmax(scores))
+    z = (scores - scores.max()) / temperature
+    p = np.exp(z)
+    p /= p.sum()
+    return int(rng.choice(len(p), p=p))
+
+
+def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
+    """The teacher's temperature softmax over its scores (temperature 0 -> one-hot argmax)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if temperature <= 0.0:
+        out = np.zeros_like(scores)
+        out[int(np.argmax(scores))] = 1.0
+        return out
+    z = (scores - scores.max()) / temperature
+    p = np.exp(z)
+    return p / p.sum()

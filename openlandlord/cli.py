@@ -1,0 +1,129 @@
+"""The `openlandlord` command. Thin: it parses the command line and dispatches to the stage
+that does the work (imported lazily, so `openlandlord play` never loads torch).
+
+A `UserError` from any stage becomes one line on stderr and exit status 2; anything else is a
+bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import UserError
+
+GAMES = ("doudizhu", "shengji")
+
+# (command[, what]) -> "module:function(args) -> int | None"
+HANDLERS = {
+    ("play",): "openlandlord.play:run",
+    ("generate",): "distill.generate:run",
+    ("train",): "distill.train:run",
+    ("export",): "export.coreml:run",
+    ("bench", "referee"): "openlandlord.games.{game}.bench:run",
+    ("bench", "latency"): "export.latency:run",
+    ("bench", "generate"): "distill.generate:bench",
+    ("bench", "train"): "distill.train:bench",
+    ("eval",): "eval.arena:run",
+    ("league",): "eval.league:run",
+    ("quickstart",): "distill.quickstart:run",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line (its default also exits 2, but prints usage first)."""
+
+    def error(self, message):
+        raise UserError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="openlandlord", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    play = sub.add_parser("play", help="play a game in the terminal (a seat may be `human`)")
+    play.add_argument("--game", choices=GAMES, default="doudizhu")
+    play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat")
+    play.add_argument("--seed", type=int, default=None)
+
+    gen = sub.add_parser("generate", help="generate a teacher-scored decision dataset")
+    gen.add_argument("--game", choices=GAMES, default="doudizhu")
+    gen.add_argument("--teacher", required=True)
+    gen.add_argument("--deals", type=int, required=True)
+    gen.add_argument("--out", required=True)
+    gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
+    gen.add_argument("--workers", type=int, default=None)
+    gen.add_argument("--seed", type=int, default=0)
+
+    train = sub.add_parser("train", help="train the student on a dataset")
+    train.add_argument("--data", required=True)
+    train.add_argument("--out", required=True)
+    train.add_argument("--epochs", type=int, default=None)
+    train.add_argument("--config", default=None)
+
+    exp = sub.add_parser("export", help="export a checkpoint to Core ML")
+    exp.add_argument("--checkpoint", required=True)
+    exp.add_argument("--out", required=True)
+    exp.add_argument("--precision", choices=("fp16", "fp32"), default="fp16")
+
+    bench = sub.add_parser("bench", help="benchmarks: referee, latency, generate, train")
+    bench.add_argument("what", choices=("referee", "latency", "generate", "train"))
+    bench.add_argument("--game", choices=GAMES, default="doudizhu")
+    bench.add_argument("--checkpoint", default=None)
+    bench.add_argument("--json", default=None)
+    bench.add_argument("--seconds", type=float, default=None, help="time budget per measurement")
+
+    ev = sub.add_parser("eval", help="mirrored-seat evaluation of one agent against another")
+    ev.add_argument("--game", choices=GAMES, default="doudizhu")
+    ev.add_argument("--agent", required=True)
+    ev.add_argument("--opponent", required=True)
+    group = ev.add_mutually_exclusive_group(required=True)
+    group.add_argument("--deals", type=int)
+    group.add_argument("--deal-set", dest="deal_set")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--json", default=None)
+    ev.add_argument("--report", default=None)
+    ev.add_argument("--workers", type=int, default=None)
+
+    lg = sub.add_parser("league", help="round robin with Bradley-Terry / Elo ratings")
+    lg.add_argument("--game", choices=GAMES, default="doudizhu")
+    lg.add_argument("--agents", nargs="+", required=True)
+    lg.add_argument("--deals", type=int, default=100)
+    lg.add_argument("--seed", type=int, default=0)
+    lg.add_argument("--json", default=None)
+    lg.add_argument("--report", default=None)
+
+    qs = sub.add_parser("quickstart", help="generate, train, export, bench and evaluate end to end")
+    qs.add_argument("--game", choices=GAMES, default="doudizhu")
+    return p
+
+
+def _handler(args):
+    key = (args.command, args.what) if args.command == "bench" else (args.command,)
+    target = HANDLERS[key].format(game=getattr(args, "game", ""))
+    module_name, _, func = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise UserError(f"'openlandlord {' '.join(key)}' is not implemented in this version"
+                            + (f" for --game {args.game}" if "{game}" in HANDLERS[key] else "")) from None
+        raise
+    return getattr(module, func)
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        status = _handler(args)(args)
+    except UserError as exc:
+        print(f"openlandlord: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("openlandlord: interrupted", file=sys.stderr)
+        return 130
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
