@@ -1,0 +1,467 @@
+"""The mirrored-seat arena behind `openlandlord eval`: one agent against another on a deal
+set, with the luck of the deal taken out and a confidence interval on every figure.
+
+Mirroring. Dou Dizhu: every deal is played three times, the agent under test in seat 0, 1
+and 2 in turn and the opponent in the two other seats (the same bidding flow for both).
+Shengji: every deal is played twice, the agent's partnership on seats (0, 2) and then on
+(1, 3); the dealer is seat `deal_index % 4`, so it rotates over all four seats. A Shengji
+deal set with `"mode": "match"` plays whole campaigns (levels 2 to past A) the same way.
+Statistics are taken per original deal (`eval.stats`).
+
+Seeding, so that results are identical whatever the worker count and concurrency: the
+games of a deal set are split over processes, deal by deal, and every game gets its own
+agents built by `openlandlord.agents.make(spec, seed)` with a seed derived from
+(run seed, deal seed, copy, side); nothing random is shared between games. The exception
+is an agent with `scores_batch` (below): it is built once per worker process and shared by
+all that worker's games, so it must score a position the same whatever else is in the
+batch and whatever it scored before (a network at argmax does). `--seed` chooses the
+ad-hoc deals and seeds the agents' randomness and the bootstrap.
+
+Batching. An agent MAY offer
+
+    def scores_batch(self, items: list[tuple[obs, legal]]) -> list[np.ndarray]
+
+returning, for each (observation, legal move list) pair, exactly what `scores(obs, legal)`
+would. The arena then advances many games at once in each worker (`LANES`) and, at every
+step, hands all that agent's pending decisions across those games to one `scores_batch`
+call: one forward pass for a neural student instead of one per move.
+
+Decisions with a single legal move are played without asking the agent. A Shengji
+follow whose legal set is larger than `LEGAL_CAP` is built card by card through the
+referee's `factored_options(prefix)`: the agent's own `choose_play(obs)` builds it when the
+agent has one, otherwise the agent scores the one-card-longer prefixes as if they were
+moves, until the play is complete.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+import multiprocessing
+
+import numpy as np
+from tqdm import tqdm
+
+from openlandlord.agents import choose, make, parse_spec
+from openlandlord.errors import UserError
+from openlandlord.games import NUM_SEATS, new_deal
+from openlandlord.provenance import git_sha
+
+from . import dealsets, ledger, stats
+
+LANES = 64          # games advanced together per worker when an agent batches
+LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many
+SIDES = ("agent", "opponent")
+
+
+# --- the mirrors: which games a deal becomes, and what each game means for the agent ---------
+
+@dataclass(frozen=True)
+class Seating:
+    """One game of the evaluation: a deal, which copy of it, where the agent sits."""
+    deal: int                   # index of the original deal in the deal set
+    copy: int
+    seed: int                   # the deal's seed
+    agent_seats: tuple[int, ...]
+    options: tuple              # new_deal options, as sorted (key, value) pairs
+
+
+class DoudizhuMirror:
+    """Three copies of a deal, the agent alone in seat c of copy c."""
+    game = "doudizhu"
+    roles = ("landlord", "landlord_down", "landlord_up")
+
+    @staticmethod
+    def seatings(deal: int, seed: int, options: dict) -> list[Seating]:
+        opts = tuple(sorted(options.items()))
+        return [Seating(deal, c, seed, (c,), opts) for c in range(3)]
+
+    @staticmethod
+    def new_game(seating: Seating):
+        return new_deal("doudizhu", seating.seed, **dict(seating.options))
+
+    @classmethod
+    def outcome(cls, state, seating: Seating) -> dict:
+        result = state.result()
+        seat = seating.agent_seats[0]
+        landlord = result.get("landlord")
+        score = float(state.payoffs()[seat])
+        if landlord is None:        # a void deal (nobody bid): no winner, no score, half a win
+            return {"role": "void", "win": 0.5, "score": score, "tail": {}}
+        role = cls.roles[(seat - landlord) % 3]
+        side = "landlord" if role == "landlord" else "farmers"
+        won = result["winner"] == side
+        breakdown = result.get("breakdown", {})
+        bombs = int(breakdown.get("bombs", 0)) + int(breakdown.get("rockets", 0))
+        spring = bool(breakdown.get("spring")) or bool(breakdown.get("anti_spring"))
+        return {"role": role, "win": float(won), "score": score,
+                "tail": {"lost_with_bombs": float(not won and bombs > 0),
+                         "lost_to_spring": float(not won and spring)}}
+
+
+class ShengjiMirror:
+    """Two copies of a deal, the agent's team on (0, 2) then on (1, 3); the dealer rotates."""
+    game = "shengji"
+    roles = ("declarers", "attackers")
+
+    @staticmethod
+    def seatings(deal: int, seed: int, options: dict) -> list[Seating]:
+        options = dict(options)
+        if options.get("mode") != "match":
+            options.setdefault("dealer", deal % 4)
+        if "levels" in options:
+            options["levels"] = tuple(options["levels"])
+        opts = tuple(sorted(options.items()))
+        return [Seating(deal, c, seed, ((0, 2), (1, 3))[c], opts) for c in range(2)]
+
+    @staticmethod
+    def new_game(seating: Seating):
+        options = dict(seating.options)
+        if options.pop("mode", "deal") == "match":
+            from openlandlord.games.shengji import Match
+            return Match.new(seating.seed, rules=options.get("rules", "tractor"))
+        return new_deal("shengji", seating.seed, **options)
+
+    @staticmethod
+    def outcome(state, seating: Seating) -> dict:
+        result = state.result()
+        seat = seating.agent_seats[0]
+        team = seat % 2
+        score = float(state.payoffs()[seat])
+        if dict(seating.options).get("mode") == "match":
+            return {"role": "match", "win": float(score > 0), "score": score, "tail": {}}
+        declarers = dict(seating.options)["dealer"] % 2
+        role = "declarers" if team == declarers else "attackers"
+        points = int(result["attacker_points"])
+        won = result["winner"] == role
+        return {"role": role, "win": float(won), "score": score,
+                "points": float(points if role == "attackers" else -points),
+                "tail": {"conceded_120": float(role == "declarers" and points >= 120)}}
+
+
+MIRRORS = {"doudizhu": DoudizhuMirror, "shengji": ShengjiMirror}
+
+
+# --- playing: one worker's share of the games ------------------------------------------------
+
+_PROTOTYPES: dict[tuple[str, int], object] = {}
+
+
+def _prototype(spec: str, seed: int):
+    """The agent built once per worker process for `spec` (shared only if it batches)."""
+    key = (spec, seed)
+    if key not in _PROTOTYPES:
+        _PROTOTYPES[key] = make(spec, seed)
+    return _PROTOTYPES[key]
+
+
+def agent_seed(run_seed: int, seating: Seating, side: int) -> int:
+    """The seed of the agent playing `side` (0 agent, 1 opponent) in one game."""
+    return int(np.random.SeedSequence([run_seed, seating.seed, seating.copy, side])
+               .generate_state(1)[0])
+
+
+class _Table:
+    """One game in progress: the referee state and the agent object behind each seat."""
+
+    def __init__(self, mirror, seating: Seating, specs: tuple[str, str], run_seed: int):
+        self.seating = seating
+        self.state = mirror.new_game(seating)
+        self.moves = 0
+        agents = []
+        for side, spec in enumerate(specs):
+            proto = _prototype(spec, run_seed + side)
+            agents.append(proto if hasattr(proto, "scores_batch")
+                          else make(spec, agent_seed(run_seed, seating, side)))
+        self.side_of_seat = [0 if s in seating.agent_seats else 1
+                             for s in range(self.state.num_seats)]
+        self.agent_of_seat = [agents[side] for side in self.side_of_seat]
+
+    def next_decision(self):
+        """Play forced moves; return (seat, legal) of the next real choice, or None at the end.
+        `legal` is None for a follow too large to list (built card by card instead)."""
+        while not self.state.done:
+            if hasattr(self.state, "count_legal") and self.state.count_legal() > LEGAL_CAP:
+                return self.state.current_seat, None
+            legal = self.state.legal_moves()
+            if len(legal) > 1:
+                return self.state.current_seat, legal
+            self.state.play(legal[0])
+            self.moves += 1
+        return None
+
+    def play(self, move):
+        self.state.play(move)
+        self.moves += 1
+
+
+def _checked_choice(agent, scores, legal) -> int:
+    scores = np.asarray(scores)
+    if scores.shape != (len(legal),):
+        raise RuntimeError(f"agent {getattr(agent, 'name', agent)!r} returned {scores.shape} "
+                           f"scores for {len(legal)} legal moves")
+    return choose(scores)
+
+
+def _build_play(agent, state, obs):
+    """A play from a legal set too large to list: the agent's own builder, or card by card."""
+    if hasattr(agent, "choose_play"):
+        return agent.choose_play(obs)
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        candidates = [prefix + (card,) for card in options]
+        prefix = candidates[_checked_choice(agent, agent.scores(obs, candidates), candidates)]
+    return prefix
+
+
+def play_games(game: str, seatings: list[Seating], specs: tuple[str, str],
+               run_seed: int) -> tuple[list[dict], dict]:
+    """Play `seatings` to the end; return one record per game (in the order given) and the
+    time spent deciding, per side: {side: [seconds, decisions]}."""
+    mirror = MIRRORS[game]
+    batched = any(hasattr(_prototype(spec, run_seed + side), "scores_batch")
+                  for side, spec in enumerate(specs))
+    lanes = LANES if batched else 1
+    timing = {side: [0.0, 0] for side in SIDES}
+    records: dict[int, dict] = {}
+    waiting = list(enumerate(seatings))[::-1]
+    tables: list[tuple[int, _Table]] = []
+    while tables or waiting:
+        while waiting and len(tables) < lanes:
+            index, seating = waiting.pop()
+            tables.append((index, _Table(mirror, seating, specs, run_seed)))
+        pending = defaultdict(list)          # agent object -> [(table, seat, obs, legal)]
+        for index, table in tables:
+            decision = table.next_decision()
+            if decision is None:
+                continue
+            seat, legal = decision
+            agent = table.agent_of_seat[seat]
+            obs = table.state.observation(seat)
+            if legal is None:
+                started = time.perf_counter()
+                table.play(_build_play(agent, table.state, obs))
+                timing[SIDES[table.side_of_seat[seat]]][0] += time.perf_counter() - started
+                timing[SIDES[table.side_of_seat[seat]]][1] += 1
+                continue
+            pending[id(agent)].append((table, seat, obs, legal))
+        for group in pending.values():
+            agent = group[0][0].agent_of_seat[group[0][1]]
+            side = SIDES[group[0][0].side_of_seat[group[0][1]]]
+            started = time.perf_counter()
+            if hasattr(agent, "scores_batch"):
+                all_scores = agent.scores_batch([(obs, legal) for _, _, obs, legal in group])
+            else:
+                all_scores = [agent.scores(obs, legal) for _, _, obs, legal in group]
+            picks = [_checked_choice(agent, s, item[3]) for s, item in zip(all_scores, group)]
+            timing[side][0] += time.perf_counter() - started
+            timing[side][1] += len(group)
+            for pick, (table, _, _, legal) in zip(picks, group):
+                table.play(legal[pick])
+        still = []
+        for index, table in tables:
+            if table.state.done:
+                record = mirror.outcome(table.state, table.seating)
+                record.update(deal=table.seating.deal, copy=table.seating.copy,
+                              seed=table.seating.seed, agent_seats=list(table.seating.agent_seats),
+                              moves=table.moves)
+                records[index] = record
+            else:
+                still.append((index, table))
+        tables = still
+    return [records[i] for i in range(len(seatings))], timing
+
+
+def _play_chunk(game, seatings, specs, run_seed, job):
+    records, timing = play_games(game, seatings, specs, run_seed)
+    return job, records, timing
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: int,
+               workers: int | None = None, progress: bool = True) -> list[tuple[list[dict], dict]]:
+    """Play every (agent, opponent) pair of `pairs` on the whole deal set, over `workers`
+    processes; per pair, the game records sorted by (deal, copy) and the timing per side."""
+    mirror = MIRRORS[deal_set.game]
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    by_deal = [mirror.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
+    per_job = max(1, math.ceil(len(by_deal) / (workers * 4))) if workers > 1 else len(by_deal)
+    jobs = []
+    for p, specs in enumerate(pairs):
+        for start in range(0, len(by_deal), per_job):
+            chunk = [s for deal in by_deal[start:start + per_job] for s in deal]
+            jobs.append(((p, start), chunk, tuple(specs)))
+    results = {}
+    bar = tqdm(total=len(by_deal) * len(pairs), unit="deal", disable=not progress or None,
+               desc=f"eval {deal_set.game}", file=sys.stderr)
+    copies = len(by_deal[0])
+    if workers == 1:
+        for job, chunk, specs in jobs:
+            results[job] = play_games(deal_set.game, chunk, specs, seed)
+            bar.update(len(chunk) // copies)
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+            futures = [pool.submit(_play_chunk, deal_set.game, chunk, specs, seed, job)
+                       for job, chunk, specs in jobs]
+            for future in as_completed(futures):
+                job, records, timing = future.result()
+                results[job] = (records, timing)
+                bar.update(len(records) // copies)
+    bar.close()
+    out = []
+    for p in range(len(pairs)):
+        records, timing = [], {side: [0.0, 0] for side in SIDES}
+        for job in sorted(j for j in results if j[0] == p):
+            chunk_records, chunk_timing = results[job]
+            records.extend(chunk_records)
+            for side in SIDES:
+                timing[side][0] += chunk_timing[side][0]
+                timing[side][1] += chunk_timing[side][1]
+        out.append((records, timing))
+    return out
+
+
+# --- the figures -------------------------------------------------------------------------
+
+def per_deal(records: list[dict], key: str) -> np.ndarray:
+    """The agent's mean of `key` over its copies of each deal, in deal order."""
+    sums: dict[int, list[float]] = defaultdict(list)
+    for r in records:
+        sums[r["deal"]].append(r[key])
+    return np.array([np.mean(sums[d]) for d in sorted(sums)])
+
+
+def summarize(game: str, records: list[dict], timing: dict, seed: int) -> dict:
+    """Every figure of one evaluation, from its game records."""
+    def with_ci(prefix, values, s):
+        mean, ci = stats.paired_bootstrap(values, seed=s)
+        return {prefix: mean, f"{prefix}_ci95": ci}
+
+    out = {"games": len(records), "deals": len({r["deal"] for r in records})}
+    out.update(with_ci("win_rate", per_deal(records, "win"), seed))
+    out.update(with_ci("mean_score", per_deal(records, "score"), seed + 1))
+    if records and "points" in records[0]:
+        out.update(with_ci("mean_points", per_deal(records, "points"), seed + 2))
+    roles: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        roles[r["role"]].append(r)
+    per_role = {}
+    for role in sorted(roles):
+        games = roles[role]
+        entry = {"games": len(games)}
+        entry.update(with_ci("win_rate", per_deal(games, "win"), seed + 3))
+        entry.update(with_ci("mean_score", per_deal(games, "score"), seed + 4))
+        if "points" in games[0]:
+            entry.update(with_ci("mean_points", per_deal(games, "points"), seed + 5))
+        per_role[role] = entry
+    out["per_role"] = per_role
+    tails = sorted({k for r in records for k in r["tail"]})
+    scores = np.array([r["score"] for r in records])
+    out["tail"] = {k: float(np.mean([r["tail"].get(k, 0.0) for r in records])) for k in tails}
+    out["tail"].update(worst_score=float(scores.min()), score_p05=float(np.quantile(scores, 0.05)))
+    seats = defaultdict(int)
+    for r in records:
+        for s in r["agent_seats"]:
+            seats[str(s)] += 1
+    out["seat_games"] = dict(sorted(seats.items()))
+    out["timing"] = {side: {"decisions": n, "ms_per_decision": 1000.0 * t / n if n else None}
+                     for side, (t, n) in timing.items()}
+    out["moves"] = int(sum(r["moves"] for r in records))
+    return out
+
+
+def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, seed: int = 0,
+             workers: int | None = None, progress: bool = True) -> tuple[dict, list[dict]]:
+    """One mirrored evaluation; returns (result, game records)."""
+    for spec in (agent, opponent):
+        parse_spec(spec)
+    if deal_set.game != game:
+        raise UserError(f"deal set {deal_set.name!r} is for {deal_set.game}, not {game}")
+    started = time.perf_counter()
+    (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress)
+    result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
+              "seed": seed, "mode": deal_set.options.get("mode", "deal")}
+    result.update(summarize(game, records, timing, seed))
+    result.update(per_deal={"win": per_deal(records, "win").tolist(),
+                            "score": per_deal(records, "score").tolist()},
+                  workers=default_workers() if workers is None else workers,
+                  seconds=time.perf_counter() - started, git_sha=git_sha())
+    return result, records
+
+
+def resolve_deal_set(game: str, deals: int | None, deal_set: str | None, seed: int) -> dealsets.DealSet:
+    if deal_set is not None:
+        return dealsets.load(deal_set, game)
+    return dealsets.adhoc(game, deals, seed)
+
+
+def format_table(result: dict) -> str:
+    """The readable summary printed on the terminal."""
+    def ci(entry, key):
+        lo, hi = entry[f"{key}_ci95"]
+        return f"{entry[key]:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+
+    def rate(entry):
+        lo, hi = entry["win_rate_ci95"]
+        return f"{entry['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+    points = "mean_points" in result
+    lines = [f"{result['agent']} vs {result['opponent']} ({result['game']}, "
+             f"{result['deal_set']['name']}: {result['deals']} deals, {result['games']} games)",
+             f"{'':14}{'games':>7}  {'win rate [95% CI]':<24}{'mean score [95% CI]':<27}"
+             + ("mean points [95% CI]" if points else "")]
+    rows = [("all", result)] + list(result["per_role"].items())
+    for name, entry in rows:
+        lines.append(f"{name:<14}{entry['games']:>7}  {rate(entry):<24}{ci(entry, 'mean_score'):<27}"
+                     + (ci(entry, "mean_points") if points else ""))
+    tail = ", ".join(f"{k} {v:.3g}" for k, v in result["tail"].items())
+    lines.append(f"tail: {tail}")
+    lines.append("time per decision: " + ", ".join(
+        f"{side} {t['ms_per_decision']:.3f} ms ({t['decisions']})" if t["decisions"] else f"{side} -"
+        for side, t in result["timing"].items()))
+    lines.append(f"git {result['git_sha']}, {result['seconds']:.1f} s on {result['workers']} worker(s)")
+    return "\n".join(lines)
+
+
+def write_json(path: str, result: dict) -> None:
+    import json
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+
+
+def ledger_figures(result: dict) -> dict:
+    """The result as the ledger keeps it: every figure, without the per-deal arrays."""
+    return {k: v for k, v in result.items() if k != "per_deal"}
+
+
+def run(args) -> int:
+    """`openlandlord eval`."""
+    if args.deals is not None and args.deals <= 0:
+        raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
+    deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed)
+    for spec in (args.agent, args.opponent):
+        make(spec, 0)               # an unknown or unavailable agent fails before any work
+    result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
+                         args.workers, progress=True)
+    print(format_table(result))
+    if args.json:
+        write_json(args.json, result)
+    if args.report:
+        from . import report
+        print(f"report: {report.write_eval_report(result, args.report)}")
+    ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
+                  deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},
+                  result=ledger_figures(result), seeds={"seed": args.seed})
+    return 0

@@ -1,0 +1,131 @@
+"""Evaluation deal sets: which deals an evaluation plays, named and committed under data/eval.
+
+A deal set file `data/eval/<name>.json` holds:
+
+    {"name": "doudizhu-dev-300", "game": "doudizhu", "purpose": "dev",
+     "options": {"bidding": "none"}, "seed_range": [lo, hi], "seeds": [...]}
+
+`options` go to `openlandlord.games.new_deal` for every deal (Dou Dizhu `bidding`; Shengji
+`rules`; a Shengji set with `"mode": "match"` plays whole campaigns instead of single
+deals). `dev` sets are for choosing models; `test` sets are kept for final numbers only.
+
+Seeds reserved for evaluation: every seed in `EVAL_SEEDS` = [2,000,000,000, 2,100,000,000)
+(inside a signed 32-bit int, so any referee can take it). Dataset generation must refuse
+every deal seed in that range, so that no evaluation deal is ever trained on. Inside it:
+
+- committed sets: set number k uses the consecutive seeds from 2,000,000,000 + k * 1,000,000;
+- ad-hoc sets (`--deals N --seed S`): N seeds drawn by `numpy.random.default_rng(S)` from
+  [2,050,000,000, 2,100,000,000); the same (N, S) always gives the same deals, and the
+  first N deals of a bigger set with the same S are the smaller set.
+
+`python -m eval.dealsets` rewrites the committed files from `COMMITTED` (they never change
+once published: a new set gets a new name and number).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from openlandlord.errors import UserError
+from openlandlord.games import GAMES
+
+EVAL_SEEDS = range(2_000_000_000, 2_100_000_000)
+_COMMITTED_BLOCK = 1_000_000
+_ADHOC_SEEDS = range(2_050_000_000, 2_100_000_000)
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "eval")
+
+# name -> (set number, game, purpose, deals, options). Append only.
+COMMITTED = {
+    "doudizhu-dev-300": (0, "doudizhu", "dev", 300, {"bidding": "none"}),
+    "doudizhu-test-1000": (1, "doudizhu", "test", 1000, {"bidding": "none"}),
+    "shengji-dev-200": (2, "shengji", "dev", 200, {"rules": "tractor"}),
+    "shengji-test-500": (3, "shengji", "test", 500, {"rules": "tractor"}),
+    "shengji-match-dev-40": (4, "shengji", "dev", 40, {"rules": "tractor", "mode": "match"}),
+    "shengji-match-test-100": (5, "shengji", "test", 100, {"rules": "tractor", "mode": "match"}),
+}
+
+
+@dataclass(frozen=True)
+class DealSet:
+    name: str
+    game: str
+    seeds: tuple[int, ...]
+    options: dict = field(default_factory=dict)
+    purpose: str = "adhoc"
+
+    def describe(self) -> dict:
+        """What the ledger and the JSON result record about the deals played."""
+        return {"name": self.name, "game": self.game, "purpose": self.purpose,
+                "options": dict(self.options), "deals": len(self.seeds),
+                "first_seed": self.seeds[0], "last_seed": self.seeds[-1]}
+
+
+def adhoc(game: str, deals: int, seed: int, options: dict | None = None) -> DealSet:
+    """The ad-hoc set of `deals` deals for `seed` (see the module docstring)."""
+    if game not in GAMES:
+        raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    if not isinstance(deals, int) or deals <= 0:
+        raise UserError(f"--deals must be a positive number of deals, got {deals}")
+    if seed is None or seed < 0:
+        raise UserError(f"--seed must be a non-negative integer, got {seed}")
+    seeds = np.random.default_rng(seed).integers(_ADHOC_SEEDS.start, _ADHOC_SEEDS.stop, size=deals)
+    if options is None:
+        options = {"bidding": "none"} if game == "doudizhu" else {"rules": "tractor"}
+    return DealSet(f"adhoc-{game}-n{deals}-s{seed}", game, tuple(int(s) for s in seeds),
+                   dict(options), "adhoc")
+
+
+def committed_names() -> list[str]:
+    if not os.path.isdir(DATA_DIR):
+        return []
+    return sorted(f[:-5] for f in os.listdir(DATA_DIR) if f.endswith(".json"))
+
+
+def load(name: str, game: str | None = None) -> DealSet:
+    """A committed deal set by name (or by path to a deal-set file), checked against `game`."""
+    path = name if name.endswith(".json") and os.path.isfile(name) else os.path.join(DATA_DIR, f"{name}.json")
+    if not os.path.isfile(path):
+        raise UserError(f"unknown deal set {name!r}; known deal sets: "
+                        + (", ".join(committed_names()) or "none"))
+    try:
+        with open(path) as f:
+            raw = json.load(f)
+        deal_set = DealSet(raw["name"], raw["game"], tuple(int(s) for s in raw["seeds"]),
+                           dict(raw.get("options", {})), raw.get("purpose", "dev"))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"deal set file {path} is unreadable: {exc}") from None
+    if not deal_set.seeds:
+        raise UserError(f"deal set {name!r} holds no deals")
+    if game is not None and deal_set.game != game:
+        raise UserError(f"deal set {name!r} is for {deal_set.game}, not {game}")
+    return deal_set
+
+
+def build_committed(name: str) -> dict:
+    number, game, purpose, deals, options = COMMITTED[name]
+    start = EVAL_SEEDS.start + number * _COMMITTED_BLOCK
+    if start + deals > _ADHOC_SEEDS.start:
+        raise ValueError(f"deal set {name} would overlap the ad-hoc seed block")
+    return {"name": name, "game": game, "purpose": purpose, "options": options,
+            "seed_range": [EVAL_SEEDS.start, EVAL_SEEDS.stop],
+            "seeds": list(range(start, start + deals))}
+
+
+def write_committed(directory: str = DATA_DIR) -> list[str]:
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for name in COMMITTED:
+        path = os.path.join(directory, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(build_committed(name), f, separators=(",", ":"))
+            f.write("\n")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for written_path in write_committed():
+        print(written_path)

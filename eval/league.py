@@ -1,0 +1,87 @@
+"""`openlandlord league`: a round robin of mirrored evaluations and the Elo ladder it implies.
+
+Every pair (A, B) with A listed before B plays the same deal set through the arena, A as the
+agent under test and B in the other seats. A deal counts as won by A when A's mean score over
+its mirrored copies of the deal is above zero (half a win each at exactly zero; the games
+are zero-sum, so B's mean is then below zero). Bradley-Terry strengths are fitted to those
+deal wins (`eval.stats.bradley_terry`) and put on the Elo scale, zero at the anchor agent
+(`args.anchor` when given) or at the mean; the CIs resample deals, the same deals for
+every pair.
+"""
+from __future__ import annotations
+
+import time
+
+from openlandlord.agents import make
+from openlandlord.errors import UserError
+from openlandlord.provenance import git_sha
+
+from . import arena, dealsets, ledger, stats
+
+
+def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: int = 0,
+                workers: int | None = None, anchor: str | None = None,
+                progress: bool = True) -> dict:
+    if len(agents) < 2:
+        raise UserError("a league needs at least two agents")
+    if len(set(agents)) != len(agents):
+        raise UserError(f"an agent is listed twice in the league: {' '.join(agents)}")
+    if anchor is not None and anchor not in agents:
+        raise UserError(f"anchor {anchor!r} is not one of the league's agents")
+    started = time.perf_counter()
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    played = arena.play_pairs(deal_set, [(agents[i], agents[j]) for i, j in pairs], seed,
+                              workers, progress)
+    outcomes, pair_results = {}, []
+    for (i, j), (records, timing) in zip(pairs, played):
+        outcomes[(i, j)] = arena.per_deal(records, "score")
+        summary = arena.summarize(game, records, timing, seed)
+        pair_results.append({"agent": agents[i], "opponent": agents[j],
+                             **{k: summary[k] for k in ("games", "win_rate", "win_rate_ci95",
+                                                         "mean_score", "mean_score_ci95")}})
+    ratings = stats.league_ratings(outcomes, len(agents),
+                                   anchor=agents.index(anchor) if anchor else None, seed=seed)
+    ladder = [{"agent": a, "elo": e, "elo_ci95": ci}
+              for a, e, ci in zip(agents, ratings["elo"], ratings["elo_ci95"])]
+    return {"game": game, "agents": list(agents), "deals": len(deal_set.seeds),
+            "deal_set": deal_set.describe(), "seed": seed, "anchor": anchor,
+            "ladder": sorted(ladder, key=lambda row: -row["elo"]), "pairs": pair_results,
+            "deal_wins": ratings["wins"], "seconds": time.perf_counter() - started,
+            "git_sha": git_sha()}
+
+
+def format_table(result: dict) -> str:
+    lines = [f"league ({result['game']}, {result['deals']} deals per pair, "
+             f"Elo 0 = {result['anchor'] or 'mean'})",
+             f"{'rank':>4}  {'Elo [95% CI]':<22}agent"]
+    for rank, row in enumerate(result["ladder"], 1):
+        lo, hi = row["elo_ci95"]
+        lines.append(f"{rank:>4}  {row['elo']:+6.0f} [{lo:+.0f}, {hi:+.0f}]".ljust(28) + row["agent"])
+    for pair in result["pairs"]:
+        lo, hi = pair["mean_score_ci95"]
+        lines.append(f"  {pair['agent']} vs {pair['opponent']}: win rate {pair['win_rate']:.3f}, "
+                     f"mean score {pair['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    lines.append(f"git {result['git_sha']}, {result['seconds']:.1f} s")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    """`openlandlord league`."""
+    if args.deals is None or args.deals <= 0:
+        raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
+    deal_set = dealsets.adhoc(args.game, args.deals, args.seed)
+    for spec in args.agents:
+        make(spec, 0)               # an unknown or unavailable agent fails before any work
+    result = play_league(args.game, args.agents, deal_set, args.seed,
+                         getattr(args, "workers", None), getattr(args, "anchor", None))
+    print(format_table(result))
+    if args.json:
+        arena.write_json(args.json, result)
+    if args.report:
+        from . import report
+        print(f"report: {report.write_league_report(result, args.report)}")
+    ledger.append("league", game=args.game, agents=args.agents, deal_set=result["deal_set"],
+                  counts={"deals": result["deals"], "pairs": len(result["pairs"]),
+                          "games": sum(p["games"] for p in result["pairs"])},
+                  result=result, seeds={"seed": args.seed})
+    return 0

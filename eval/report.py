@@ -1,0 +1,119 @@
+"""Reports of an evaluation or a league: one markdown page with PNG plots beside it
+(score distribution over deals, per-role bars with their CIs, the league ladder).
+
+matplotlib is imported only here, and only when a report is asked for.
+"""
+from __future__ import annotations
+
+import os
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _ci_text(entry: dict, key: str, fmt: str = "+.3f") -> str:
+    lo, hi = entry[f"{key}_ci95"]
+    return f"{entry[key]:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def _error_bars(entries: list[dict], key: str):
+    means = [e[key] for e in entries]
+    lows = [e[key] - e[f"{key}_ci95"][0] for e in entries]
+    highs = [e[f"{key}_ci95"][1] - e[key] for e in entries]
+    return means, [lows, highs]
+
+
+def write_eval_report(result: dict, directory: str) -> str:
+    """Write `report.md`, `scores.png` and `roles.png` for one evaluation; return the page."""
+    plt = _pyplot()
+    os.makedirs(directory, exist_ok=True)
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.hist(result["per_deal"]["score"], bins=40, color="#4477aa")
+    ax.axvline(result["mean_score"], color="black", linestyle="--", label="mean")
+    ax.set_xlabel("agent's mean score over its seats, per deal")
+    ax.set_ylabel("deals")
+    ax.set_title(f"{result['agent']} vs {result['opponent']}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "scores.png"), dpi=120)
+    plt.close(fig)
+
+    roles = list(result["per_role"])
+    entries = [result["per_role"][r] for r in roles]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.5))
+    for ax, key, label in ((axes[0], "win_rate", "win rate"), (axes[1], "mean_score", "mean score")):
+        means, err = _error_bars(entries, key)
+        ax.bar(roles, means, yerr=err, capsize=4, color="#66ccee")
+        ax.set_title(f"{label} by role (95% CI)")
+        ax.tick_params(axis="x", labelrotation=20)
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "roles.png"), dpi=120)
+    plt.close(fig)
+
+    points = "mean_points" in result
+    rows = [("all", result)] + list(result["per_role"].items())
+    lines = [f"# {result['agent']} vs {result['opponent']} ({result['game']})", "",
+             f"Deal set `{result['deal_set']['name']}`: {result['deals']} deals, "
+             f"{result['games']} games (mirrored seats), seed {result['seed']}, "
+             f"git `{result['git_sha']}`.", "",
+             "| slice | games | win rate [95% CI] | mean score [95% CI] |"
+             + (" mean points [95% CI] |" if points else ""),
+             "|---|---:|---|---|" + ("---|" if points else "")]
+    for name, entry in rows:
+        lines.append(f"| {name} | {entry['games']} | {_ci_text(entry, 'win_rate', '.3f')} | "
+                     f"{_ci_text(entry, 'mean_score')} |"
+                     + (f" {_ci_text(entry, 'mean_points')} |" if points else ""))
+    lines += ["", "Tail (fraction of games unless named):", ""]
+    lines += [f"- {k}: {v:.4g}" for k, v in result["tail"].items()]
+    lines += ["", "Time per decision:", ""]
+    lines += [f"- {side}: {t['ms_per_decision']:.3f} ms over {t['decisions']} decisions"
+              for side, t in result["timing"].items() if t["decisions"]]
+    lines += ["", "CIs: paired bootstrap over original deals (each deal's mean over its seat "
+              "copies).", "", "![score distribution](scores.png)", "", "![per role](roles.png)", ""]
+    page = os.path.join(directory, "report.md")
+    with open(page, "w") as f:
+        f.write("\n".join(lines))
+    return page
+
+
+def write_league_report(result: dict, directory: str) -> str:
+    """Write `report.md` and `ladder.png` for a league; return the page."""
+    plt = _pyplot()
+    os.makedirs(directory, exist_ok=True)
+    ladder = sorted(result["ladder"], key=lambda row: row["elo"])
+
+    fig, ax = plt.subplots(figsize=(6, 0.6 * len(ladder) + 1.5))
+    names = [row["agent"] for row in ladder]
+    elo = [row["elo"] for row in ladder]
+    err = [[row["elo"] - row["elo_ci95"][0] for row in ladder],
+           [row["elo_ci95"][1] - row["elo"] for row in ladder]]
+    ax.errorbar(elo, names, xerr=err, fmt="o", capsize=4, color="#228833")
+    ax.set_xlabel(f"Elo (0 = {result['anchor'] or 'mean'}; 95% CI)")
+    ax.set_title(f"league, {result['game']}, {result['deals']} deals per pair")
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "ladder.png"), dpi=120)
+    plt.close(fig)
+
+    lines = [f"# League ({result['game']})", "",
+             f"Deal set `{result['deal_set']['name']}`: {result['deals']} deals per pair, "
+             f"seed {result['seed']}, git `{result['git_sha']}`.", "",
+             "| rank | agent | Elo [95% CI] |", "|---:|---|---|"]
+    for rank, row in enumerate(sorted(result["ladder"], key=lambda r: -r["elo"]), 1):
+        lo, hi = row["elo_ci95"]
+        lines.append(f"| {rank} | `{row['agent']}` | {row['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}] |")
+    lines += ["", "| agent | opponent | win rate [95% CI] | mean score [95% CI] |", "|---|---|---|---|"]
+    for pair in result["pairs"]:
+        lines.append(f"| `{pair['agent']}` | `{pair['opponent']}` | {_ci_text(pair, 'win_rate', '.3f')} | "
+                     f"{_ci_text(pair, 'mean_score')} |")
+    lines += ["", "Bradley-Terry on deals won (the agent's mean score over its mirrored copies "
+              "of a deal above zero), fitted by MM; CIs from resampling deals.", "",
+              "![ladder](ladder.png)", ""]
+    page = os.path.join(directory, "report.md")
+    with open(page, "w") as f:
+        f.write("\n".join(lines))
+    return page

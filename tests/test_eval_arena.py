@@ -1,0 +1,131 @@
+"""The mirrored-seat arena (eval.arena) on a tiny stand-in game, so that seating, seeding,
+batching and the figures are checked without the cost of a real referee.
+
+The stand-in plays like Dou Dizhu's scoring: seat 0 is landlord; each seat in turn picks one
+of three numbers drawn from the deal's seed, four times; the landlord wins when its total
+beats the mean of the farmers' totals (landlord +2 / farmers -1 each, or the opposite).
+Taking the largest number is the best play, so `greedy` must beat `random` from every seat.
+"""
+import numpy as np
+import pytest
+
+from openlandlord import agents
+from eval import arena, dealsets
+
+
+class PickGame:
+    num_seats = 3
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.totals = [0, 0, 0]
+        self.turn = 0
+        self.current_seat = 0
+        self.done = False
+        self._offer()
+
+    def _offer(self):
+        self.offer = [int(v) for v in self.rng.integers(0, 10, size=3)]
+
+    def legal_moves(self):
+        return list(self.offer)
+
+    def observation(self, seat):
+        return {"game": "pick", "seat": seat, "offer": tuple(self.offer)}
+
+    def play(self, move):
+        assert move in self.offer
+        self.totals[self.current_seat] += move
+        self.turn += 1
+        self.current_seat = self.turn % 3
+        self.done = self.turn == 12
+        self._offer()
+
+    def result(self):
+        landlord_wins = self.totals[0] > (self.totals[1] + self.totals[2]) / 2
+        return {"winner": "landlord" if landlord_wins else "farmers", "landlord": 0,
+                "breakdown": {"bombs": 0, "rockets": 0, "spring": self.totals[1] == 0,
+                              "anti_spring": False}}
+
+    def payoffs(self):
+        sign = 1.0 if self.result()["winner"] == "landlord" else -1.0
+        return [2.0 * sign, -sign, -sign]
+
+
+class Greedy:
+    name = "greedy"
+
+    def __init__(self, spec, seed):
+        self.calls = 0
+
+    def scores(self, obs, legal):
+        self.calls += 1
+        return np.asarray(legal, dtype=float)
+
+
+class BatchedGreedy(Greedy):
+    batch_sizes: list = []
+
+    def scores_batch(self, items):
+        BatchedGreedy.batch_sizes.append(len(items))
+        return [np.asarray(legal, dtype=float) for _, legal in items]
+
+
+@pytest.fixture
+def pick_game(monkeypatch):
+    monkeypatch.setattr(arena, "new_deal", lambda game, seed, **options: PickGame(seed))
+    monkeypatch.setitem(agents._FACTORIES, "greedy", f"{__name__}:Greedy")
+    monkeypatch.setitem(agents._FACTORIES, "batched", f"{__name__}:BatchedGreedy")
+    monkeypatch.setattr(arena, "_PROTOTYPES", {})
+    return dealsets.adhoc("doudizhu", 60, seed=3)
+
+
+def test_every_seat_covered_equally_and_every_deal_three_times(pick_game):
+    result, records = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=0,
+                                     workers=1, progress=False)
+    assert result["games"] == 180 and result["deals"] == 60
+    assert result["seat_games"] == {"0": 60, "1": 60, "2": 60}
+    assert {r["role"] for r in records} == {"landlord", "landlord_down", "landlord_up"}
+    assert all(result["per_role"][role]["games"] == 60 for role in result["per_role"])
+    for deal in range(60):
+        copies = [r for r in records if r["deal"] == deal]
+        assert sorted(r["agent_seats"][0] for r in copies) == [0, 1, 2]
+        assert len({r["seed"] for r in copies}) == 1
+
+
+def test_better_agent_wins_from_every_role(pick_game):
+    result, _ = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=0,
+                               workers=1, progress=False)
+    assert result["mean_score_ci95"][0] > 0
+    assert result["win_rate"] > 0.6
+    for entry in result["per_role"].values():
+        assert entry["win_rate"] > 0.5
+
+
+def test_identical_seeds_identical_results_and_other_seeds_differ(pick_game):
+    run = lambda seed: arena.evaluate("doudizhu", "random", "random", pick_game, seed=seed,
+                                      workers=1, progress=False)[1]
+    first, again, other = run(5), run(5), run(6)
+    assert first == again
+    assert first != other
+
+
+def test_batched_agent_sees_decisions_of_many_games_at_once(pick_game):
+    BatchedGreedy.batch_sizes = []
+    batched = arena.evaluate("doudizhu", "batched", "random", pick_game, seed=1,
+                             workers=1, progress=False)[1]
+    plain = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=1,
+                           workers=1, progress=False)[1]
+    assert batched == plain
+    assert max(BatchedGreedy.batch_sizes) > 10
+
+
+def test_figures_per_deal_are_means_over_copies(pick_game):
+    result, records = arena.evaluate("doudizhu", "random", "greedy", pick_game, seed=2,
+                                     workers=1, progress=False)
+    scores = np.array([[r["score"] for r in records if r["deal"] == d] for d in range(60)])
+    assert result["mean_score"] == pytest.approx(scores.mean())
+    assert result["per_deal"]["score"] == pytest.approx(scores.mean(axis=1).tolist())
+    lo, hi = result["mean_score_ci95"]
+    assert lo <= result["mean_score"] <= hi
+    assert result["timing"]["agent"]["decisions"] > 0
