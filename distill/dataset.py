@@ -1,0 +1,229 @@
+"""Reading a decision dataset made by `openlandlord generate`: `open(DIR)` proves the manifest
+and every shard intact first (present, same size, same SHA-256, same format version), then
+gives the raw decisions (`records`) or featurized training batches (`batches`), which go
+through `openlandlord.features`, the one featurizer. A damaged dataset is one clear
+`UserError`, never silent garbage.
+
+    ds = distill.dataset.open("data/datasets/ddz")
+    for batch in ds.batches("train", 256):    # dict of numpy arrays: model inputs + targets
+        ...
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from openlandlord.errors import UserError
+
+from . import shards
+
+MANIFEST = "manifest.json"
+SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One recorded decision, as generation saw it."""
+    deal_id: int
+    deal_seed: int
+    split: str
+    seat: int
+    role: str | None
+    step: int                    # index of the move in the deal (forced moves count too)
+    obs: object                  # the game's Observation for `seat`
+    legal: list                  # the referee's legal moves, in its order
+    teacher_scores: np.ndarray   # float32, one per legal move
+    teacher_policy: np.ndarray   # float32, softmax(teacher_scores / temperature)
+    temperature: float
+    teacher_choice: int          # index into legal: argmax of the teacher's scores
+    played: int                  # index into legal: the move actually played
+    chooser: str                 # "teacher" or "mix"
+    score: float                 # the seat's final signed score
+    hands: list                  # the hidden truth: every seat's hand at this decision
+    payoffs: list                # the deal's final signed score per seat
+    result: dict                 # the referee's result(), with the multiplier breakdown
+
+
+def _tuples(value):
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def observation_from_json(game: str, text: str):
+    """Rebuild the game's frozen Observation from its stored JSON (lists back to tuples)."""
+    cls = importlib.import_module(f"openlandlord.games.{game}").Observation
+    try:
+        return cls(**{k: _tuples(v) for k, v in json.loads(text).items()})
+    except TypeError as exc:
+        raise UserError(f"a stored {game} observation does not fit this version's Observation "
+                        f"({exc}): regenerate the dataset") from None
+
+
+def _move(encoding: str, text: str):
+    return text if encoding == "text" else tuple(text.split())
+
+
+class _Shard:
+    """One shard's arrays, checked for internal consistency (every offset table monotone and
+    ending where its data ends, every index in range) before any record is read."""
+
+    def __init__(self, path: Path, tensors: dict[str, np.ndarray], info: dict):
+        self.path, self.t, self.info = path, tensors, info
+        try:
+            self._check()
+        except (KeyError, IndexError, ValueError) as exc:
+            raise shards.ShardError(f"shard {path.name} is inconsistent ({exc})") from None
+
+    def _check(self) -> None:
+        t = self.t
+        d = len(t["deal_id"])
+        n = len(t["rec_deal_id"])
+
+        def offsets(name, count, data_len):
+            o = t[name]
+            if len(o) != count + 1 or o[0] != 0 or o[-1] != data_len or np.any(np.diff(o) < 0):
+                raise ValueError(f"offset table {name} does not match its data")
+
+        offsets("deal_first_record", d, n)
+        offsets("deal_result_offsets", d, len(t["deal_result_text"]))
+        offsets("rec_obs_offsets", n, len(t["rec_obs_text"]))
+        offsets("rec_hands_offsets", n, len(t["rec_hands_text"]))
+        m = int(t["rec_legal_offsets"][-1]) if len(t["rec_legal_offsets"]) else -1
+        offsets("rec_legal_offsets", n, m)
+        offsets("move_offsets", m, len(t["move_text"]))
+        for name in ("deal_seed", "deal_split", "deal_payoffs"):
+            if len(t[name]) != d:
+                raise ValueError(f"{name} has {len(t[name])} rows for {d} deals")
+        for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_chooser",
+                     "rec_teacher_choice", "rec_played", "rec_temperature", "rec_score"):
+            if len(t[name]) != n:
+                raise ValueError(f"{name} has {len(t[name])} rows for {n} decisions")
+        for name in ("move_teacher_score", "move_teacher_policy"):
+            if len(t[name]) != m:
+                raise ValueError(f"{name} has {len(t[name])} rows for {m} moves")
+        legal_count = np.diff(t["rec_legal_offsets"])
+        for name in ("rec_teacher_choice", "rec_played"):
+            if np.any(t[name] < 0) or np.any(t[name] >= legal_count):
+                raise ValueError(f"{name} points outside the legal list")
+        if np.any(legal_count < 2):
+            raise ValueError("a decision with fewer than two legal moves")
+        owner = np.repeat(t["deal_id"], np.diff(t["deal_first_record"]))
+        if not np.array_equal(owner, t["rec_deal_id"]):
+            raise ValueError("decisions are not grouped under their deals")
+
+    def __len__(self) -> int:
+        return len(self.t["rec_deal_id"])
+
+    def rows(self, split: str | None) -> np.ndarray:
+        if split is None:
+            return np.arange(len(self))
+        return np.flatnonzero(self.t["rec_split"] == SPLITS.index(split))
+
+    def record(self, i: int) -> Record:
+        t, info = self.t, self.info
+        game = info["run"]["game"]
+        deal_row = int(np.searchsorted(t["deal_first_record"], i, side="right") - 1)
+        lo, hi = int(t["rec_legal_offsets"][i]), int(t["rec_legal_offsets"][i + 1])
+        role = int(t["rec_role"][i])
+        return Record(
+            deal_id=int(t["rec_deal_id"][i]), deal_seed=int(t["deal_seed"][deal_row]),
+            split=SPLITS[int(t["rec_split"][i])], seat=int(t["rec_seat"][i]),
+            role=None if role < 0 else info["roles"][role], step=int(t["rec_step"][i]),
+            obs=observation_from_json(game, shards.unpack_text(t["rec_obs_text"], t["rec_obs_offsets"], i)),
+            legal=[_move(info["move_encoding"], shards.unpack_text(t["move_text"], t["move_offsets"], j))
+                   for j in range(lo, hi)],
+            teacher_scores=t["move_teacher_score"][lo:hi], teacher_policy=t["move_teacher_policy"][lo:hi],
+            temperature=float(t["rec_temperature"][i]), teacher_choice=int(t["rec_teacher_choice"][i]),
+            played=int(t["rec_played"][i]), chooser=info["choosers"][int(t["rec_chooser"][i])],
+            score=float(t["rec_score"][i]),
+            hands=json.loads(shards.unpack_text(t["rec_hands_text"], t["rec_hands_offsets"], i)),
+            payoffs=[float(p) for p in t["deal_payoffs"][deal_row]],
+            result=json.loads(shards.unpack_text(t["deal_result_text"], t["deal_result_offsets"], deal_row)))
+
+
+class Dataset:
+    """A verified dataset. `manifest` is the parsed manifest.json."""
+
+    def __init__(self, directory: Path, manifest: dict, loaded: list[_Shard]):
+        self.directory, self.manifest, self._shards = directory, manifest, loaded
+        self.game = manifest["game"]
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self._shards)
+
+    def count(self, split: str | None = None) -> int:
+        return sum(len(s.rows(_split(split))) for s in self._shards)
+
+    def records(self, split: str | None = None):
+        """Every decision of `split` (None: all), in deal order."""
+        for shard in self._shards:
+            for i in shard.rows(_split(split)):
+                yield shard.record(int(i))
+
+    def batches(self, split: str, batch_size: int, shuffle: bool = True, seed: int = 0,
+                drop_last: bool = False, action_slots: int | None = None):
+        """Featurized batches of `split`: `openlandlord.features.collate` model inputs plus the
+        targets `policy` [B, A] (the teacher's softmax, zero on padded slots),
+        `teacher_choice`, `played` int32 [B], `value` float32 [B] (features.value_target of
+        the score), `score` float32 [B] and `belief` int32 [B, R, H] (features.belief_target
+        of the hidden hands)."""
+        from openlandlord import features
+
+        if batch_size < 1:
+            raise UserError(f"batch_size must be at least 1, got {batch_size}")
+        index = [(k, int(i)) for k, s in enumerate(self._shards) for i in s.rows(_split(split))]
+        order = np.random.default_rng(seed).permutation(len(index)) if shuffle else np.arange(len(index))
+        stop = len(index) - (len(index) % batch_size if drop_last else 0)
+        for start in range(0, stop, batch_size):
+            recs = [self._shards[index[j][0]].record(index[j][1]) for j in order[start:start + batch_size]]
+            batch = features.collate([features.featurize(r.obs, r.legal) for r in recs], action_slots)
+            policy = np.zeros(batch["action_mask"].shape, np.float32)
+            for row, r in enumerate(recs):
+                policy[row, :len(r.legal)] = r.teacher_policy
+            batch["policy"] = policy
+            batch["teacher_choice"] = np.array([r.teacher_choice for r in recs], np.int32)
+            batch["played"] = np.array([r.played for r in recs], np.int32)
+            batch["score"] = np.array([r.score for r in recs], np.float32)
+            batch["value"] = np.array([features.value_target(r.score) for r in recs], np.float32)
+            batch["belief"] = np.stack([features.belief_target(r.obs, r.hands) for r in recs]).astype(np.int32)
+            yield batch
+
+
+def _split(split: str | None) -> str | None:
+    if split is not None and split not in SPLITS:
+        raise UserError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    return split
+
+
+def open(directory) -> Dataset:  # noqa: A001 - the name the rest of the kit calls
+    """Open and verify the dataset in `directory` (see the module docstring)."""
+    directory = Path(directory)
+    path = directory / MANIFEST
+    if not directory.is_dir():
+        raise UserError(f"dataset {directory} does not exist")
+    if not path.is_file():
+        raise UserError(f"{directory} has no {MANIFEST}: not a dataset, or its generation has not "
+                        "finished (rerun the same generate command to finish it)")
+    try:
+        manifest = json.loads(path.read_text())
+        entries = manifest["shards"]
+        version = manifest["format_version"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path} is unreadable or incomplete ({exc})") from None
+    if manifest.get("format") != shards.FORMAT:
+        raise UserError(f"{path} is not an {shards.FORMAT} manifest")
+    if version != shards.FORMAT_VERSION:
+        raise UserError(f"dataset {directory} has format version {version}, this openlandlord reads "
+                        f"version {shards.FORMAT_VERSION}: regenerate it")
+    loaded = []
+    for entry in entries:
+        tensors, info = shards.read_shard(directory / entry["file"], entry["sha256"], entry["bytes"])
+        if info.get("index") != entry.get("index") or info.get("run", {}).get("game") != manifest.get("game"):
+            raise shards.ShardError(f"shard {entry['file']} belongs to another run than {path}")
+        loaded.append(_Shard(directory / entry["file"], tensors, info))
+    return Dataset(directory, manifest, loaded)

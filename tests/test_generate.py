@@ -1,0 +1,176 @@
+"""Dataset generation: deal seeds and splits, eval-seed refusal, determinism across worker
+counts, kill-and-resume to the same bytes, and bad input as one clear error (exit 2)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from distill import generate as gen
+from openlandlord import provenance
+from openlandlord.cli import main
+from openlandlord.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+pytest.importorskip("openlandlord.games.doudizhu._referee")
+
+
+@pytest.fixture(autouse=True)
+def fixed_git_sha(monkeypatch):
+    # Other work in the same checkout can flip git's "-dirty" flag between two runs of a
+    # test; shards record the SHA, so the runs compared here must agree on it.
+    monkeypatch.setattr(provenance, "git_sha", lambda: "test-sha")
+
+
+def files(directory):
+    return {p.name: p.read_bytes() for p in sorted(Path(directory).iterdir())}
+
+
+def test_deal_seeds_are_distinct_and_below_the_eval_range():
+    for seed in (0, 1, -5, 2**70 + 3):
+        seeds = [gen.deal_seed(seed, i) for i in range(20000)]
+        assert len(set(seeds)) == len(seeds)
+        assert all(0 <= s < gen.EVAL_RESERVED.start for s in seeds)
+    assert gen.deal_seed(0, 0) != gen.deal_seed(1, 0)
+
+
+def test_splits_are_roughly_8_1_1():
+    splits = [gen.split_of(gen.deal_seed(7, i)) for i in range(20000)]
+    share = {s: splits.count(s) / len(splits) for s in gen.SPLITS}
+    assert abs(share["train"] - 0.8) < 0.02 and abs(share["val"] - 0.1) < 0.015
+    assert abs(share["test"] - 0.1) < 0.015
+
+
+def test_default_rules_are_the_evaluation_rules():
+    sets = sorted((ROOT / "data" / "eval").glob("*.json"))
+    if not sets:
+        pytest.skip("no evaluation deal sets committed yet")
+    for path in sets:
+        raw = json.loads(path.read_text())
+        options = {k: v for k, v in raw.get("options", {}).items() if k != "mode"}
+        assert options == gen.DEFAULT_RULES[raw["game"]], path.name
+
+
+def test_eval_seeds_are_refused(tmp_path, monkeypatch, capsys):
+    eval_dir = tmp_path / "eval"
+    eval_dir.mkdir()
+    (eval_dir / "doudizhu-x.json").write_text(json.dumps({"seeds": [5, gen.deal_seed(3, 4)]}))
+    with pytest.raises(UserError, match=r"deal 4 would use seed \d+, an evaluation deal \(doudizhu-x.json\)"):
+        gen.generate(tmp_path / "out", "doudizhu", "random", 6, seed=3, eval_dir=eval_dir, progress=False)
+    assert not (tmp_path / "out").exists()
+    monkeypatch.setattr(gen, "EVAL_DIR", eval_dir)
+    assert main(["generate", "--teacher", "random", "--deals", "6", "--seed", "3",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "evaluation deal" in capsys.readouterr().err
+
+
+def test_the_reserved_range_is_refused_even_without_files(tmp_path):
+    with pytest.raises(UserError, match="reserved range"):
+        gen.check_eval_overlap([12, gen.EVAL_RESERVED.start + 7], tmp_path)
+
+
+@pytest.mark.parametrize("mix", ["random", "random:0", "random:1.5", "random:x", ":0.5", "nosuch:0.5"])
+def test_bad_mix_exits_2(tmp_path, capsys, mix):
+    assert main(["generate", "--teacher", "random", "--deals", "2", "--out", str(tmp_path / "o"),
+                 "--mix", mix]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("openlandlord: error:")
+
+
+def test_mix_spec_may_hold_colons():
+    assert gen.parse_mix("student:runs/a:0.25") == ("student:runs/a", 0.25)
+
+
+def test_workers_do_not_change_a_byte(tmp_path):
+    one = gen.generate(tmp_path / "w1", "doudizhu", "random", 11, seed=5, mix="random:0.5",
+                       workers=1, deals_per_shard=3, progress=False)
+    gen.generate(tmp_path / "w2", "doudizhu", "random", 11, seed=5, mix="random:0.5",
+                 workers=2, deals_per_shard=3, progress=False)
+    assert files(tmp_path / "w1") == files(tmp_path / "w2")
+    assert len(one["shards"]) == 4 and one["counts"]["deals"] == 11
+    other = gen.generate(tmp_path / "s6", "doudizhu", "random", 11, seed=6, mix="random:0.5",
+                         workers=1, deals_per_shard=3, progress=False)
+    assert [s["sha256"] for s in other["shards"]] != [s["sha256"] for s in one["shards"]]
+
+
+def test_kill_and_resume_gives_the_clean_bytes(tmp_path):
+    deals, per_shard = 400, 4
+    killed = tmp_path / "killed"
+    script = (
+        "import openlandlord.provenance as p; p.git_sha = lambda: 'test-sha'\n"
+        "from distill.generate import generate\n"
+        f"generate({str(killed)!r}, 'doudizhu', 'random', {deals}, seed=11, workers=1, "
+        f"deals_per_shard={per_shard}, progress=False)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    first = killed / gen.shard_name(0)
+    deadline = time.monotonic() + 60
+    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert first.exists(), "the generating process never finished a shard"
+    assert not (killed / gen.MANIFEST).exists(), "the run finished before it could be killed"
+    kept = {p.name: p.stat().st_mtime_ns for p in killed.glob("shard-*.safetensors")}
+    assert len(kept) < deals // per_shard
+    (killed / (gen.shard_name(90) + ".tmp-123")).write_bytes(b"half a shard")  # a kill mid-write
+
+    gen.generate(killed, "doudizhu", "random", deals, seed=11, workers=2, deals_per_shard=per_shard,
+                 progress=False)
+    gen.generate(tmp_path / "clean", "doudizhu", "random", deals, seed=11, workers=1,
+                 deals_per_shard=per_shard, progress=False)
+    assert files(killed) == files(tmp_path / "clean")
+    for name, mtime in kept.items():  # finished shards were kept, not made again
+        assert (killed / name).stat().st_mtime_ns == mtime
+
+
+def test_rerun_of_a_finished_run_changes_nothing(tmp_path, capsys):
+    out = tmp_path / "d"
+    args = ["generate", "--teacher", "random", "--deals", "3", "--seed", "2", "--out", str(out)]
+    assert main(args) == 0
+    before = files(out)
+    assert main(args) == 0
+    assert files(out) == before
+    assert "complete already" in capsys.readouterr().out
+
+
+def test_another_run_in_the_same_out_is_refused(tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["generate", "--teacher", "random", "--deals", "3", "--out", str(out)]) == 0
+    assert main(["generate", "--teacher", "random", "--deals", "3", "--seed", "9", "--out", str(out)]) == 2
+    assert "holds a different run (seed=0 (now 9))" in capsys.readouterr().err
+    (out / gen.MANIFEST).unlink()  # an unfinished run: its shards still say which run they are
+    with pytest.raises(UserError, match="different run"):
+        gen.generate(out, "doudizhu", "random", 3, seed=9, progress=False)
+
+
+def test_a_non_dataset_directory_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(UserError, match="not empty and holds no dataset"):
+        gen.generate(tmp_path, "doudizhu", "random", 3, progress=False)
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]
+
+
+def test_a_shard_made_by_other_code_is_made_again(tmp_path, monkeypatch):
+    out = tmp_path / "d"
+    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    clean = files(out)
+    (out / gen.MANIFEST).unlink()
+    monkeypatch.setattr(provenance, "git_sha", lambda: "older-sha")
+    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    (out / gen.MANIFEST).unlink()
+    monkeypatch.setattr(provenance, "git_sha", lambda: "test-sha")
+    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    assert files(out) == clean
+
+
+def test_bench_reports_decisions_per_second(tmp_path, capsys):
+    report = tmp_path / "bench.json"
+    assert main(["bench", "generate", "--seconds", "1", "--json", str(report)]) == 0
+    result = json.loads(report.read_text())
+    assert result["decisions"] > 0 and result["decisions_per_s"] > 0
+    assert result["teacher"] in ("rule", "random") and 0 < result["teacher_share"] < 1
+    assert "decisions/s" in capsys.readouterr().out
