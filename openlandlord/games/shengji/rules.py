@@ -61,25 +61,23 @@ def _suit_of(suit) -> str:
     raise UserError(f"unknown trump suit {suit!r}; expected one of S H D C")
 
 
-def card_id(card: str) -> int:
-    try:
-        return CARD_IDS[card]
-    except (KeyError, TypeError):
-        raise IllegalMove(f"unknown card {card!r}; cards are like 7H, TS, BJ, SJ") from None
-
-
 def counts(cards, what: str = "cards") -> np.ndarray:
     """The count vector of a list of card strings (each card exists twice)."""
     if isinstance(cards, str):
         raise IllegalMove(f"{what} must be a list of cards like ['7H', '7H'], not the string "
                           f"{cards!r}")
-    out = np.zeros(54, np.uint8)
-    for card in cards:
-        out[card_id(card)] += 1
-    over = [CARD_NAMES[i] for i in np.flatnonzero(out > 2)]
-    if over:
+    out = bytearray(54)
+    try:
+        for card in cards:
+            out[CARD_IDS[card]] += 1
+    except (KeyError, TypeError):
+        raise IllegalMove(f"unknown card {card!r} in {what}; cards are like 7H, TS, BJ, SJ") from None
+    except ValueError:
+        pass  # a count past 255: reported below as too many copies
+    if max(out) > 2:
+        over = [CARD_NAMES[i] for i in range(54) if out[i] > 2]
         raise IllegalMove(f"{what}: each card exists only twice, got more of {', '.join(over)}")
-    return out
+    return np.frombuffer(out, np.uint8)
 
 
 def play_of(ids) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...errors import IllegalMove, UserError
 from . import _referee
-from .rules import (CARD_NAMES, CATS, RANKS, SUITS, Rules, card_table, counts, explain_illegal,
+from .rules import (CARD_IDS, CARD_NAMES, CATS, RANKS, SUITS, Rules, card_table, counts, explain_illegal,
                     factored_options, names_of, play_of, round_result)
 
 DEFAULT_CAP = 256  # above this many legal plays, legal_moves() asks for limit=None or factoring
@@ -85,6 +85,8 @@ class Round:
         self._cats, self._strength, self._points = (np.asarray(a) for a in card_table(rules))
         self.leader = self.current_seat = dealer
         self._trick: list = []
+        self._vectors: list = []  # count vectors of the current trick's plays
+        self._led = None
         self._tricks: list = []
         self._voids = [set() for _ in range(4)]
         self.attacker_points = self.declarer_points = 0
@@ -101,7 +103,7 @@ class Round:
         return "done" if self.done else "play"
 
     def _lead_vector(self):
-        return counts(self._trick[0][1]) if self._trick else None
+        return self._led if self._trick else None
 
     def count_legal(self) -> int:
         if self.done:
@@ -143,26 +145,28 @@ class Round:
             raise IllegalMove(f"out of turn: seat {self.current_seat} is to play, not {seat}")
         vector = counts(cards, "play")
         hand = self._hands[self.current_seat]
-        lead = self._trick[0][1] if self._trick else None
-        reason = explain_illegal(self.rules, names_of(hand), lead, names_of(vector))
-        if reason:
-            raise IllegalMove(reason)
+        if _referee.play_error(self.rules.rank_index, self.rules.suit_index, hand,
+                               self._lead_vector(), vector):
+            lead = self._trick[0][1] if self._trick else None
+            raise IllegalMove(explain_illegal(self.rules, names_of(hand), lead, names_of(vector)))
         self._apply(play_of(np.repeat(np.arange(54), vector)), vector)
 
     def _apply(self, play: tuple, vector: np.ndarray) -> None:
         seat = self.current_seat
         if self._trick:
-            led = counts(self._trick[0][1])
-            led_cat = self._cats[np.flatnonzero(led)[0]]
-            if int(vector[self._cats == led_cat].sum()) < int(led.sum()):
+            led_cat = self._cats[np.flatnonzero(self._led)[0]]
+            if int(vector[self._cats == led_cat].sum()) < int(self._led.sum()):
                 self._voids[seat].add(CATS[led_cat])
+        else:
+            self._led = vector.copy()
+        self._vectors.append(vector.copy())
         self._hands[seat] -= vector
         self._moves.append(list(play))
         self._trick.append((seat, play))
         if len(self._trick) < 4:
             self.current_seat = (seat + 1) % 4
             return
-        vectors = [counts(p) for _, p in self._trick]
+        vectors, self._vectors = self._vectors, []
         winner = self._trick[_referee.winner_of(self.rules.rank_index, self.rules.suit_index,
                                                 vectors)][0]
         points = int(sum(int((v * self._points).sum()) for v in vectors))
@@ -194,9 +198,9 @@ class Round:
         return [self._sorted(names_of(h)) for h in self._hands]
 
     def _sorted(self, cards) -> tuple[str, ...]:
-        return tuple(sorted(cards, key=lambda c: (self._cats[CARD_NAMES.index(c)],
-                                                  self._strength[CARD_NAMES.index(c)],
-                                                  CARD_NAMES.index(c))))
+        # Plain suits S H D C low to high, then trumps low to high.
+        order = self._cats * 1000 + self._strength * 60 + np.arange(54)
+        return tuple(sorted(cards, key=lambda c: order[CARD_IDS[c]]))
 
     def observation(self, seat: int) -> Observation:
         if seat not in (0, 1, 2, 3):
@@ -216,6 +220,7 @@ class Round:
         other.__dict__.update(self.__dict__)
         other._hands = self._hands.copy()
         other._trick, other._tricks, other._moves = list(self._trick), list(self._tricks), list(self._moves)
+        other._vectors = list(self._vectors)
         other._voids = [set(v) for v in self._voids]
         return other
 
