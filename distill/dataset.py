@@ -147,7 +147,8 @@ class _Shard:
 
 
 class Dataset:
-    """A verified dataset. `manifest` is the parsed manifest.json."""
+    """A verified dataset. `manifest` is the parsed manifest.json; for a collection (a
+    directory of datasets) it lists each part's manifest under `parts`."""
 
     def __init__(self, directory: Path, manifest: dict, loaded: list[_Shard]):
         self.directory, self.manifest, self._shards = directory, manifest, loaded
@@ -201,11 +202,27 @@ def _split(split: str | None) -> str | None:
 
 
 def open(directory) -> Dataset:  # noqa: A001 - the name the rest of the kit calls
-    """Open and verify the dataset in `directory` (see the module docstring)."""
+    """Open and verify the dataset in `directory` (see the module docstring). A directory
+    without a manifest whose subdirectories are datasets of one game opens as their union
+    (e.g. a teacher-play run and a `--mix` run side by side); every part must verify."""
     directory = Path(directory)
-    path = directory / MANIFEST
     if not directory.is_dir():
         raise UserError(f"dataset {directory} does not exist")
+    parts = sorted(p for p in directory.iterdir() if p.is_dir())
+    if (directory / MANIFEST).is_file() or not parts:
+        manifest, loaded = _open_one(directory)
+        return Dataset(directory, manifest, loaded)
+    opened = {p.name: _open_one(p) for p in parts}
+    games = {m["game"] for m, _ in opened.values()}
+    if len(games) > 1:
+        raise UserError(f"{directory} mixes datasets of different games ({', '.join(sorted(games))})")
+    manifest = {"format": shards.FORMAT, "format_version": shards.FORMAT_VERSION, "game": games.pop(),
+                "parts": {name: m for name, (m, _) in opened.items()}}
+    return Dataset(directory, manifest, [s for _, loaded in opened.values() for s in loaded])
+
+
+def _open_one(directory: Path) -> tuple[dict, list[_Shard]]:
+    path = directory / MANIFEST
     if not path.is_file():
         raise UserError(f"{directory} has no {MANIFEST}: not a dataset, or its generation has not "
                         "finished (rerun the same generate command to finish it)")
@@ -226,4 +243,4 @@ def open(directory) -> Dataset:  # noqa: A001 - the name the rest of the kit cal
         if info.get("index") != entry.get("index") or info.get("run", {}).get("game") != manifest.get("game"):
             raise shards.ShardError(f"shard {entry['file']} belongs to another run than {path}")
         loaded.append(_Shard(directory / entry["file"], tensors, info))
-    return Dataset(directory, manifest, loaded)
+    return manifest, loaded

@@ -233,3 +233,16 @@ def test_shard_files_are_plain_safetensors(cli_dataset):
     assert sorted(theirs) == sorted(ours)
     assert all(np.array_equal(theirs[k], ours[k]) for k in ours)
     assert info["deals"] == [25, 30] and info["git_sha"] == "test-sha"
+
+
+def test_a_directory_of_datasets_opens_as_their_union(mixed, cli_dataset, tmp_path):
+    both = tmp_path / "both"
+    shutil.copytree(mixed.directory, both / "mix")
+    shutil.copytree(cli_dataset, both / "teacher")
+    union = dataset.open(both)
+    assert union.game == "doudizhu" and sorted(union.manifest["parts"]) == ["mix", "teacher"]
+    assert len(union) == len(mixed) + len(dataset.open(cli_dataset))
+    assert union.count("train") == mixed.count("train") + dataset.open(cli_dataset).count("train")
+    (both / "teacher" / gen.MANIFEST).unlink()
+    with pytest.raises(UserError, match="teacher has no manifest.json"):
+        dataset.open(both)
