@@ -3,7 +3,8 @@
 Same module and parameter names as openlandlord/model/student.py, so the MLX
 weights.safetensors loads directly. Written to trace cleanly for coremltools: head sizes
 are Python ints (coremltools 9 with numpy >= 2.4 fails on `//` over traced shapes) and
-masks use the fp16-safe MASK_VALUE.
+masks use the fp16-safe MASK_VALUE; `torch.maximum(x, 1)` rather than `clamp(min=1)`, whose
+open upper bound becomes an fp16 infinity.
 """
 import math
 import os
@@ -20,7 +21,8 @@ from openlandlord.model.student import MASK_VALUE, ModelConfig, compositions
 
 def masked_mean(x, mask):
     m = mask.unsqueeze(-1)
-    return (x * m).sum(dim=1) / torch.clamp(m.sum(dim=1), min=1.0)
+    count = m.sum(dim=1)
+    return (x * m).sum(dim=1) / torch.maximum(count, torch.ones_like(count))
 
 
 class Attention(nn.Module):
@@ -183,7 +185,7 @@ class LandlordFormerLite(nn.Module):
         x = self.action_adapter(embeddings, role) if cfg.use_adapters else embeddings
         if cfg.use_deep_sets:
             total, count, maximum = pooled
-            mean = total / torch.clamp(count, min=1.0)
+            mean = total / torch.maximum(count, torch.ones_like(count))
             x = x + self.set_rho(torch.cat([mean, maximum], dim=-1)).unsqueeze(1)
         logits = self.score_out(F.gelu(self.score_hidden(x)))[..., 0]
         if action_mask is not None:

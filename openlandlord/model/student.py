@@ -63,6 +63,8 @@ class ModelConfig:
     ff: int = 128
     layers: int = 2
     adapter_rank: int = 8
+    # Fixed state length of exported models; the featurizer pads to it, never truncates.
+    max_state_tokens: int = 64
     # Ablations: what the policy sees of the belief head, and whether gradients flow back.
     belief_mode: str = "expect"
     belief_stop_grad: bool = True
@@ -91,7 +93,7 @@ class ModelConfig:
             raise UserError(f"{len(self.role_names)} role_names for num_roles {self.num_roles}")
         for name in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots",
                      "belief_holders", "belief_max_count", "d_model", "heads", "ff", "layers",
-                     "adapter_rank"):
+                     "adapter_rank", "max_state_tokens"):
             if getattr(self, name) < 1:
                 raise UserError(f"{name} must be at least 1, got {getattr(self, name)}")
 

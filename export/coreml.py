@@ -1,0 +1,223 @@
+"""`openlandlord export`: a student checkpoint -> a fixed-shape Core ML ML Program.
+
+The package (.mlpackage, fp16 or fp32) is multifunction; its functions, inputs and outputs
+are listed in openlandlord/model/chunked.py, which also scores legal lists longer than the
+slot count in chunks with exactly the unchunked result. `main` is the default function:
+one call for states with at most `slots` legal actions. On macOS load a function with
+`coremltools.models.MLModel(path, function_name="encode")`.
+
+Metadata (user_defined_metadata): architecture, game, feature_version, slots, state_tokens,
+precision, num_parameters, functions, git_sha (of the checkpoint and of the exporter).
+
+Core ML predicts only on macOS. On Linux the package is checked by spec inspection
+(`describe`) and by `evaluate_mil`, which runs the converted program op by op with
+coremltools' own MIL value inference.
+"""
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import torch
+
+from openlandlord.errors import UserError
+from openlandlord.model.chunked import FUNCTIONS, STATE_INPUTS
+from openlandlord.provenance import git_sha
+
+from .torch_mirror import load_torch_student
+
+PRECISIONS = ("fp16", "fp32")
+
+
+class _Main(torch.nn.Module):
+    def __init__(self, student):
+        super().__init__()
+        self.student = student
+
+    def forward(self, state_tokens, state_mask, role, unseen, capacity, void, actions, action_mask):
+        out = self.student({"state_tokens": state_tokens, "state_mask": state_mask, "role": role,
+                            "unseen": unseen, "capacity": capacity, "void": void,
+                            "actions": actions, "action_mask": action_mask})
+        return (out["logits"], out["value"]) + ((out["belief_expect"],) if "belief_expect" in out else ())
+
+
+class _Encode(_Main):
+    def forward(self, state_tokens, state_mask, role, unseen, capacity, void):
+        memory, memory_mask, belief, value = self.student.encode_state(
+            state_tokens, state_mask, role, unseen, capacity, void)
+        return (memory, memory_mask, value) + ((belief["belief_expect"],) if belief else ())
+
+
+class _EmbedPool(_Main):
+    def forward(self, memory, memory_mask, actions, action_mask, role):
+        embeddings = self.student.embed_actions(memory, memory_mask, actions, role)
+        return (embeddings,) + self.student.pool(embeddings, action_mask)
+
+
+class _Score(_Main):
+    def forward(self, embeddings, pool_sum, pool_count, pool_max, role, action_mask):
+        return self.student.score(embeddings, (pool_sum, pool_count, pool_max), role, action_mask)
+
+
+def function_signatures(config, slots: int, tokens: int) -> dict:
+    """{function: (module class, [(input, shape, dtype)], [outputs])} at fixed shapes."""
+    d, R, H = config.d_model, config.belief_slots, config.belief_holders
+    memory_len = tokens + (config.belief_mode != "off")
+    belief = ["belief_expect"] if config.belief_mode != "off" else []
+    state = [("state_tokens", (1, tokens, config.state_feat_dim), np.float32),
+             ("state_mask", (1, tokens), np.float32), ("role", (1,), np.int32),
+             ("unseen", (1, R), np.int32), ("capacity", (1, H), np.int32),
+             ("void", (1, H, R), np.float32)]
+    actions = [("actions", (1, slots, config.action_feat_dim), np.float32),
+               ("action_mask", (1, slots), np.float32)]
+    memory = [("memory", (1, memory_len, d), np.float32), ("memory_mask", (1, memory_len), np.float32)]
+    return {
+        "main": (_Main, state + actions, ["logits", "value"] + belief),
+        "encode": (_Encode, state, ["memory", "memory_mask", "value"] + belief),
+        "embed_pool": (_EmbedPool, memory + actions + [("role", (1,), np.int32)],
+                       ["embeddings", "pool_sum", "pool_count", "pool_max"]),
+        "score": (_Score, [("embeddings", (1, slots, d), np.float32), ("pool_sum", (1, d), np.float32),
+                           ("pool_count", (1, 1), np.float32), ("pool_max", (1, d), np.float32),
+                           ("role", (1,), np.int32), ("action_mask", (1, slots), np.float32)],
+                  ["logits"]),
+    }
+
+
+def example_inputs(inputs, config):
+    """Valid tensors of the traced shapes (all tokens and actions real, a dealable belief)."""
+    out = []
+    for name, shape, dtype in inputs:
+        if name == "unseen":
+            out.append(torch.full(shape, min(1, config.belief_max_count), dtype=torch.int32))
+        elif name == "capacity":
+            out.append(torch.full(shape, config.belief_slots * config.belief_max_count, dtype=torch.int32))
+        elif dtype == np.int32:
+            out.append(torch.zeros(shape, dtype=torch.int32))
+        elif name.endswith("mask") or name == "pool_count":
+            out.append(torch.ones(shape))
+        elif name == "void":
+            out.append(torch.zeros(shape))
+        else:
+            out.append(torch.randn(shape, generator=torch.Generator().manual_seed(0)))
+    return tuple(out)
+
+
+def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: int = 64,
+            tokens: int | None = None) -> str:
+    """Export a checkpoint as a multifunction ML Program at batch 1, `tokens` state tokens
+    (default: the config's max_state_tokens) and `slots` action slots."""
+    import coremltools as ct
+
+    if precision not in PRECISIONS:
+        raise UserError(f"precision {precision!r} is not one of {PRECISIONS}")
+    if slots < 1:
+        raise UserError(f"slots must be at least 1, got {slots}")
+    if not out_path.endswith(".mlpackage"):
+        raise UserError(f"--out {out_path} must end in .mlpackage")
+    student = load_torch_student(checkpoint_dir)
+    config, meta = student.config, student.meta
+    tokens = tokens or config.max_state_tokens
+    compute = ct.precision.FLOAT16 if precision == "fp16" else ct.precision.FLOAT32
+    staging = tempfile.mkdtemp(prefix="openlandlord-export-")
+    try:
+        descriptor = ct.utils.MultiFunctionDescriptor()
+        for name, (wrapper, inputs, outputs) in function_signatures(config, slots, tokens).items():
+            with torch.no_grad():
+                traced = torch.jit.trace(wrapper(student).eval(), example_inputs(inputs, config))
+            program = ct.convert(
+                traced, convert_to="mlprogram", compute_precision=compute,
+                minimum_deployment_target=ct.target.macOS15,  # multifunction packages need it
+                inputs=[ct.TensorType(name=n, shape=s, dtype=t) for n, s, t in inputs],
+                outputs=[ct.TensorType(name=n) for n in outputs])
+            path = os.path.join(staging, f"{name}.mlpackage")
+            program.save(path)
+            descriptor.add_function(path, src_function_name="main", target_function_name=name)
+        descriptor.default_function_name = "main"
+        merged = os.path.join(staging, "merged.mlpackage")
+        ct.utils.save_multifunction(descriptor, merged)
+        package = ct.models.MLModel(merged, skip_model_load=True)
+        package.short_description = (f"LandlordFormer-Lite student for {config.game}: scores up to {slots} "
+                                     f"legal actions per call; more in chunks (encode, embed_pool, score)")
+        package.user_defined_metadata.update({
+            "architecture": meta["architecture"], "game": config.game,
+            "feature_version": str(config.feature_version), "slots": str(slots),
+            "state_tokens": str(tokens), "precision": precision,
+            "num_parameters": str(meta["num_parameters"]), "functions": ",".join(FUNCTIONS),
+            "git_sha": str(meta.get("git_sha", "unknown")), "exporter_git_sha": git_sha()})
+        if os.path.exists(out_path):
+            shutil.rmtree(out_path)
+        package.save(out_path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out_path
+
+
+def describe(package_path: str) -> dict:
+    """Spec inspection: {"metadata": {...}, "functions": {name: {"inputs": {name: (shape,
+    dtype)}, "outputs": [names]}}, "default_function": name, "program": "mlProgram"}."""
+    import coremltools as ct
+
+    spec = ct.models.MLModel(package_path, skip_model_load=True).get_spec()
+    dtypes = {65568: "float32", 65552: "float16", 131104: "int32"}
+    functions = {
+        f.name: {"inputs": {i.name: (tuple(i.type.multiArrayType.shape), dtypes.get(i.type.multiArrayType.dataType))
+                            for i in f.input},
+                 "outputs": [o.name for o in f.output]}
+        for f in spec.description.functions}
+    return {"metadata": dict(spec.description.metadata.userDefined), "functions": functions,
+            "default_function": spec.description.defaultFunctionName, "program": spec.WhichOneof("Type")}
+
+
+def load_program(package_path: str):
+    """The MIL program stored in a package, as coremltools reads it back."""
+    import coremltools as ct
+    from coremltools.converters.mil.frontend.milproto.load import load
+
+    package = ct.models.MLModel(package_path, skip_model_load=True)
+    spec = package.get_spec()
+    return load(spec, spec.specificationVersion, file_weights_dir=package.weights_dir)
+
+
+def evaluate_mil(program, function: str, inputs: dict) -> dict:
+    """Run one function of a MIL program on numpy inputs with coremltools' per-op value
+    inference (the Linux stand-in for a Core ML prediction; fp16 programs compute in fp16)."""
+    from coremltools.converters.mil.mil import types
+
+    func = program.functions[function]
+    computed = []
+
+    def assign(var, value):
+        # Each op's result is stored at the program's own precision, as Core ML would.
+        holder = var.sym_type()
+        holder.val = np.asarray(value).astype(types.nptype_from_builtin(var.dtype))
+        var._sym_val = holder
+        computed.append(var)
+
+    try:
+        for name, var in func.inputs.items():
+            if name not in inputs:
+                raise UserError(f"function {function} needs input {name!r}")
+            assign(var, inputs[name])
+        for op in func.operations:
+            if op.op_type == "const":
+                # numpy >= 2.4 rejects a numpy bool as `keepdims`; give reductions a Python bool.
+                if isinstance(op.outputs[0].val, np.bool_):
+                    op.outputs[0]._sym_val.val = bool(op.outputs[0].val)
+                continue
+            values = op.value_inference()
+            for var, value in zip(op.outputs, values if isinstance(values, (tuple, list)) else (values,)):
+                assign(var, value)
+        return {var.name: np.asarray(var.val) for var in func.outputs}
+    finally:
+        for var in computed:
+            var._sym_val = None
+
+
+def run(args):
+    """`openlandlord export --checkpoint DIR --out FILE.mlpackage [--precision fp16|fp32]`."""
+    path = convert(args.checkpoint, args.out, precision=args.precision)
+    info = describe(path)
+    meta = info["metadata"]
+    print(f"wrote {path}: {meta['game']} student, {meta['num_parameters']} parameters, {meta['precision']}, "
+          f"{meta['slots']} action slots x {meta['state_tokens']} state tokens, "
+          f"functions {', '.join(info['functions'])}")

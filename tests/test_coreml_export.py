@@ -1,0 +1,122 @@
+"""Core ML export: chunked scoring equals the unchunked model, and the converted package
+has the documented functions, shapes and metadata and computes the torch mirror's numbers
+under coremltools' own MIL evaluation (Core ML itself cannot predict on Linux)."""
+import argparse
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+
+from export.coreml import convert, describe, evaluate_mil, function_signatures, load_program, run
+from export.torch_mirror import load_torch_student
+from openlandlord.errors import UserError
+from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
+from openlandlord.model.chunked import score_in_chunks
+from openlandlord.model.synthetic import random_batch
+
+SLOTS, TOKENS = 8, 20
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("student")
+    cfg = ModelConfig.for_game("doudizhu", max_state_tokens=TOKENS, feature_version="test-1")
+    mx.random.seed(0)
+    model = LandlordFormerLite(cfg)
+    # Adapters start as exact no-ops (up = 0); give them weight so the export must carry them.
+    for adapter in (model.state_adapter, model.action_adapter):
+        adapter.up = mx.random.normal(adapter.up.shape) * 0.2
+    save_checkpoint(str(directory), model, cfg)
+    return str(directory)
+
+
+def unchunked(mirror, sample):
+    with torch.no_grad():
+        out = mirror({k: torch.from_numpy(v) for k, v in sample.items()})
+    return {k: v[0].numpy() for k, v in out.items()}
+
+
+def torch_functions(mirror, slots, tokens):
+    """`call` for score_in_chunks running the traced wrappers in torch, at fixed shapes."""
+    signatures = function_signatures(mirror.config, slots, tokens)
+
+    def call(name, inputs):
+        wrapper, spec, outputs = signatures[name]
+        for input_name, shape, _ in spec:
+            assert inputs[input_name].shape == shape, (name, input_name)
+        with torch.no_grad():
+            result = wrapper(mirror)(*(torch.from_numpy(np.ascontiguousarray(inputs[n])) for n, _, _ in spec))
+        result = result if isinstance(result, tuple) else (result,)
+        return {n: r.numpy() for n, r in zip(outputs, result)}
+    return call
+
+
+def sample(cfg, tokens, actions, seed):
+    return random_batch(cfg, 1, tokens, actions, np.random.default_rng(seed), padded=False)
+
+
+@pytest.mark.parametrize("actions", [1, 7, 8, 9, 17, 50])
+def test_chunked_scoring_equals_the_unchunked_model(checkpoint, actions):
+    mirror = load_torch_student(checkpoint)
+    state = sample(mirror.config, 13, actions, actions)
+    got = score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), state, SLOTS, TOKENS)
+    want = unchunked(mirror, state)
+    assert got["logits"].shape == (actions,)
+    np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-5)
+    np.testing.assert_allclose(got["value"], want["value"], atol=1e-5)
+    np.testing.assert_allclose(got["belief_expect"], want["belief_expect"], atol=1e-5)
+
+
+def test_a_state_longer_than_the_export_is_refused_not_truncated(checkpoint):
+    mirror = load_torch_student(checkpoint)
+    with pytest.raises(UserError, match="21 tokens"):
+        score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), sample(mirror.config, 21, 3, 0), SLOTS, TOKENS)
+
+
+def test_bad_export_requests_are_user_errors(checkpoint, tmp_path):
+    with pytest.raises(UserError, match="precision"):
+        convert(checkpoint, str(tmp_path / "a.mlpackage"), precision="fp8")
+    with pytest.raises(UserError, match=".mlpackage"):
+        convert(checkpoint, str(tmp_path / "a.mlmodel"))
+    with pytest.raises(UserError, match="does not exist"):
+        convert(str(tmp_path / "missing"), str(tmp_path / "a.mlpackage"))
+
+
+@pytest.mark.parametrize("precision, tolerance", [("fp32", 1e-5), ("fp16", 3e-3)])
+def test_converted_package_spec_and_mil_evaluation(checkpoint, tmp_path, precision, tolerance):
+    path = convert(checkpoint, str(tmp_path / "student.mlpackage"), precision=precision, slots=SLOTS)
+    info = describe(path)
+    assert info["program"] == "mlProgram" and info["default_function"] == "main"
+    assert set(info["functions"]) == {"main", "encode", "embed_pool", "score"}
+    main = info["functions"]["main"]
+    assert main["inputs"] == {"state_tokens": ((1, TOKENS, 48), "float32"), "state_mask": ((1, TOKENS), "float32"),
+                              "role": ((1,), "int32"), "unseen": ((1, 15), "int32"),
+                              "capacity": ((1, 2), "int32"), "void": ((1, 2, 15), "float32"),
+                              "actions": ((1, SLOTS, 96), "float32"), "action_mask": ((1, SLOTS), "float32")}
+    assert main["outputs"] == ["logits", "value", "belief_expect"]
+    assert info["functions"]["score"]["outputs"] == ["logits"]
+    meta = info["metadata"]
+    assert meta["game"] == "doudizhu" and meta["feature_version"] == "test-1"
+    assert meta["slots"] == str(SLOTS) and meta["state_tokens"] == str(TOKENS)
+    assert meta["precision"] == precision and meta["git_sha"]
+
+    program = load_program(path)
+    mirror = load_torch_student(checkpoint)
+    for actions in (5, 19):  # one call of main; three chunks
+        state = sample(mirror.config, 11, actions, actions)
+        got = score_in_chunks(lambda name, inputs: evaluate_mil(program, name, inputs), state, SLOTS, TOKENS)
+        want = unchunked(mirror, state)
+        np.testing.assert_allclose(got["logits"], want["logits"], atol=tolerance)
+        np.testing.assert_allclose(got["value"], want["value"], atol=tolerance)
+        np.testing.assert_allclose(got["belief_expect"], want["belief_expect"], atol=10 * tolerance)
+
+
+@pytest.mark.slow
+def test_export_command_at_default_shapes(tmp_path, capsys):
+    cfg = ModelConfig.for_game("doudizhu")
+    save_checkpoint(str(tmp_path / "ckpt"), LandlordFormerLite(cfg), cfg)
+    out = str(tmp_path / "student.mlpackage")
+    run(argparse.Namespace(checkpoint=str(tmp_path / "ckpt"), out=out, precision="fp16"))
+    assert "64 action slots x 64 state tokens" in capsys.readouterr().out
+    assert describe(out)["functions"]["main"]["inputs"]["actions"] == ((1, 64, 96), "float32")
