@@ -69,52 +69,10 @@ def _move(encoding: str, text: str):
 
 
 class _Shard:
-    """One shard's arrays, checked for internal consistency (every offset table monotone and
-    ending where its data ends, every index in range) before any record is read."""
+    """One verified shard's arrays (`shards.read_shard` checked their layout)."""
 
     def __init__(self, path: Path, tensors: dict[str, np.ndarray], info: dict):
         self.path, self.t, self.info = path, tensors, info
-        try:
-            self._check()
-        except (KeyError, IndexError, ValueError) as exc:
-            raise shards.ShardError(f"shard {path.name} is inconsistent ({exc})") from None
-
-    def _check(self) -> None:
-        t = self.t
-        d = len(t["deal_id"])
-        n = len(t["rec_deal_id"])
-
-        def offsets(name, count, data_len):
-            o = t[name]
-            if len(o) != count + 1 or o[0] != 0 or o[-1] != data_len or np.any(np.diff(o) < 0):
-                raise ValueError(f"offset table {name} does not match its data")
-
-        offsets("deal_first_record", d, n)
-        offsets("deal_result_offsets", d, len(t["deal_result_text"]))
-        offsets("rec_obs_offsets", n, len(t["rec_obs_text"]))
-        offsets("rec_hands_offsets", n, len(t["rec_hands_text"]))
-        m = int(t["rec_legal_offsets"][-1]) if len(t["rec_legal_offsets"]) else -1
-        offsets("rec_legal_offsets", n, m)
-        offsets("move_offsets", m, len(t["move_text"]))
-        for name in ("deal_seed", "deal_split", "deal_payoffs"):
-            if len(t[name]) != d:
-                raise ValueError(f"{name} has {len(t[name])} rows for {d} deals")
-        for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_chooser",
-                     "rec_teacher_choice", "rec_played", "rec_temperature", "rec_score"):
-            if len(t[name]) != n:
-                raise ValueError(f"{name} has {len(t[name])} rows for {n} decisions")
-        for name in ("move_teacher_score", "move_teacher_policy"):
-            if len(t[name]) != m:
-                raise ValueError(f"{name} has {len(t[name])} rows for {m} moves")
-        legal_count = np.diff(t["rec_legal_offsets"])
-        for name in ("rec_teacher_choice", "rec_played"):
-            if np.any(t[name] < 0) or np.any(t[name] >= legal_count):
-                raise ValueError(f"{name} points outside the legal list")
-        if np.any(legal_count < 2):
-            raise ValueError("a decision with fewer than two legal moves")
-        owner = np.repeat(t["deal_id"], np.diff(t["deal_first_record"]))
-        if not np.array_equal(owner, t["rec_deal_id"]):
-            raise ValueError("decisions are not grouped under their deals")
 
     def __len__(self) -> int:
         return len(self.t["rec_deal_id"])

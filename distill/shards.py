@@ -82,9 +82,12 @@ def loads(blob: bytes, name: str) -> tuple[dict[str, np.ndarray], dict[str, str]
         raise bad("header is not a JSON object")
     metadata = header.pop("__metadata__", None) or {}
     data = memoryview(blob)[8 + size:]
+    try:
+        entries = sorted((int(info["data_offsets"][0]), key, info) for key, info in header.items())
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise bad("a tensor entry without data offsets") from None
     tensors, end = {}, 0
-    for key, info in sorted(header.items(), key=lambda kv: kv[1].get("data_offsets", [0])[0]
-                            if isinstance(kv[1], dict) else 0):
+    for _, key, info in entries:
         try:
             dtype = _NUMPY[info["dtype"]].newbyteorder("<")
             shape = tuple(int(d) for d in info["shape"])
@@ -118,12 +121,16 @@ def sha256(blob: bytes) -> str:
 def read_shard(path: Path, expect_sha256: str | None = None,
                expect_bytes: int | None = None) -> tuple[dict[str, np.ndarray], dict]:
     """Read one shard and prove it intact: present, the size and checksum the manifest
-    recorded (when given), its own payload checksum, and this format version. Returns the
-    tensors and the decoded `shard` metadata."""
-    name = path.name
+    recorded (when given), this format version, its own content checksum and a consistent
+    layout. Returns the tensors and the decoded `shard` metadata."""
     if not path.is_file():
-        raise ShardError(f"shard {name} is missing from {path.parent}")
-    blob = path.read_bytes()
+        raise ShardError(f"shard {path.name} is missing from {path.parent}")
+    return verify(path.read_bytes(), path.name, expect_sha256, expect_bytes)
+
+
+def verify(blob: bytes, name: str, expect_sha256: str | None = None,
+           expect_bytes: int | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    """`read_shard` on the bytes of shard file `name`."""
     if expect_bytes is not None and len(blob) != expect_bytes:
         raise ShardError(f"shard {name} is truncated or altered: {len(blob)} bytes, the manifest "
                          f"says {expect_bytes}")
@@ -137,20 +144,77 @@ def read_shard(path: Path, expect_sha256: str | None = None,
         raise ShardError(f"shard {name} has format version {version}, this openlandlord reads "
                          f"version {FORMAT_VERSION}: regenerate the dataset")
     size = struct.unpack("<Q", blob[:8])[0]
-    if sha256(blob[8 + size:]) != metadata.get("payload_sha256"):
-        raise ShardError(f"shard {name} is corrupt: its data does not match its own checksum")
+    text = metadata.get("shard")
+    if not isinstance(text, str) or _content_sha256(text, blob[8 + size:]) != metadata.get("content_sha256"):
+        raise ShardError(f"shard {name} is corrupt: its content does not match its own checksum")
+    info = json.loads(text)
     try:
-        info = json.loads(metadata["shard"])
-    except (KeyError, json.JSONDecodeError):
-        raise ShardError(f"shard {name} has no readable shard metadata") from None
+        check_layout(tensors, info)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ShardError(f"shard {name} is inconsistent ({exc})") from None
     return tensors, info
+
+
+def _content_sha256(shard_text: str, data: bytes) -> str:
+    # Covers the shard metadata as well as the data, so that a shard proves itself intact
+    # even where no manifest vouches for it yet (a run being resumed).
+    return sha256(shard_text.encode("utf-8") + bytes(data))
+
+
+def check_layout(t: dict[str, np.ndarray], info: dict) -> None:
+    """Every offset table monotone and ending where its data ends, every per-deal, per-record
+    and per-move tensor of the right length, every index in range; raises ValueError."""
+    for key in ("run", "roles", "choosers", "splits", "move_encoding", "num_seats"):
+        if key not in info:
+            raise ValueError(f"metadata lacks {key!r}")
+    d = len(t["deal_id"])
+    n = len(t["rec_deal_id"])
+
+    def offsets(name, count, data_len):
+        o = t[name]
+        if len(o) != count + 1 or o[0] != 0 or o[-1] != data_len or np.any(np.diff(o) < 0):
+            raise ValueError(f"offset table {name} does not match its data")
+
+    offsets("deal_first_record", d, n)
+    offsets("deal_result_offsets", d, len(t["deal_result_text"]))
+    offsets("rec_obs_offsets", n, len(t["rec_obs_text"]))
+    offsets("rec_hands_offsets", n, len(t["rec_hands_text"]))
+    m = int(t["rec_legal_offsets"][-1]) if len(t["rec_legal_offsets"]) else -1
+    offsets("rec_legal_offsets", n, m)
+    offsets("move_offsets", m, len(t["move_text"]))
+    for name in ("deal_seed", "deal_split", "deal_payoffs"):
+        if len(t[name]) != d:
+            raise ValueError(f"{name} has {len(t[name])} rows for {d} deals")
+    if t["deal_payoffs"].shape != (d, info["num_seats"]):
+        raise ValueError(f"deal_payoffs has shape {t['deal_payoffs'].shape}")
+    for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_chooser",
+                 "rec_teacher_choice", "rec_played", "rec_temperature", "rec_score"):
+        if len(t[name]) != n:
+            raise ValueError(f"{name} has {len(t[name])} rows for {n} decisions")
+    for name in ("move_teacher_score", "move_teacher_policy"):
+        if len(t[name]) != m:
+            raise ValueError(f"{name} has {len(t[name])} rows for {m} moves")
+    legal_count = np.diff(t["rec_legal_offsets"])
+    for name in ("rec_teacher_choice", "rec_played"):
+        if np.any(t[name] < 0) or np.any(t[name] >= legal_count):
+            raise ValueError(f"{name} points outside the legal list")
+    if np.any(legal_count < 2):
+        raise ValueError("a decision with fewer than two legal moves")
+    for name, names in (("deal_split", "splits"), ("rec_split", "splits"), ("rec_chooser", "choosers")):
+        if np.any(t[name] < 0) or np.any(t[name] >= len(info[names])):
+            raise ValueError(f"{name} holds an unknown index")
+    if np.any(t["rec_role"] < -1) or np.any(t["rec_role"] >= len(info["roles"])):
+        raise ValueError("rec_role holds an unknown index")
+    owner = np.repeat(t["deal_id"], np.diff(t["deal_first_record"]))
+    if not np.array_equal(owner, t["rec_deal_id"]):
+        raise ValueError("decisions are not grouped under their deals")
 
 
 def shard_bytes(tensors: dict[str, np.ndarray], info: dict) -> bytes:
     """The complete shard file for these tensors and this `shard` metadata."""
     payload = dumps(tensors, {})
     size = struct.unpack("<Q", payload[:8])[0]
+    text = json.dumps(info, sort_keys=True, separators=(",", ":"))
     metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION),
-                "payload_sha256": sha256(payload[8 + size:]),
-                "shard": json.dumps(info, sort_keys=True, separators=(",", ":"))}
+                "content_sha256": _content_sha256(text, payload[8 + size:]), "shard": text}
     return dumps(tensors, metadata)

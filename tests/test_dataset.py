@@ -246,3 +246,15 @@ def test_a_directory_of_datasets_opens_as_their_union(mixed, cli_dataset, tmp_pa
     (both / "teacher" / gen.MANIFEST).unlink()
     with pytest.raises(UserError, match="teacher has no manifest.json"):
         dataset.open(both)
+
+
+def test_any_flipped_header_byte_or_data_byte_is_caught(tmp_path):
+    gen.generate(tmp_path / "d", "doudizhu", "random", 1, seed=8, workers=1, progress=False)
+    blob = (tmp_path / "d" / gen.shard_name(0)).read_bytes()
+    shards.verify(blob, "s")
+    header_end = 8 + int.from_bytes(blob[:8], "little")
+    for pos in list(range(header_end)) + list(range(header_end, len(blob), 97)):
+        damaged = bytearray(blob)
+        damaged[pos] ^= 0x01
+        with pytest.raises(shards.ShardError):
+            shards.verify(bytes(damaged), "s")

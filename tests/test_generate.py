@@ -98,7 +98,7 @@ def test_workers_do_not_change_a_byte(tmp_path):
 
 
 def test_kill_and_resume_gives_the_clean_bytes(tmp_path):
-    deals, per_shard = 400, 4
+    deals, per_shard = 200, 2
     killed = tmp_path / "killed"
     script = (
         "import openlandlord.provenance as p; p.git_sha = lambda: 'test-sha'\n"
@@ -156,14 +156,14 @@ def test_a_non_dataset_directory_is_refused(tmp_path):
 
 def test_a_shard_made_by_other_code_is_made_again(tmp_path, monkeypatch):
     out = tmp_path / "d"
-    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    gen.generate(out, "doudizhu", "random", 6, workers=1, deals_per_shard=3, progress=False)
     clean = files(out)
     (out / gen.MANIFEST).unlink()
     monkeypatch.setattr(provenance, "git_sha", lambda: "older-sha")
-    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    gen.generate(out, "doudizhu", "random", 6, workers=1, deals_per_shard=3, progress=False)
     (out / gen.MANIFEST).unlink()
     monkeypatch.setattr(provenance, "git_sha", lambda: "test-sha")
-    gen.generate(out, "doudizhu", "random", 6, deals_per_shard=3, progress=False)
+    gen.generate(out, "doudizhu", "random", 6, workers=1, deals_per_shard=3, progress=False)
     assert files(out) == clean
 
 
