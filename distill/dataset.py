@@ -186,9 +186,9 @@ def _open_one(directory: Path) -> tuple[dict, list[_Shard]]:
                         "finished (rerun the same generate command to finish it)")
     try:
         manifest = json.loads(path.read_text())
-        entries = manifest["shards"]
+        entries = list(manifest["shards"])
         version = manifest["format_version"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise UserError(f"{path} is unreadable or incomplete ({exc})") from None
     if manifest.get("format") != shards.FORMAT:
         raise UserError(f"{path} is not an {shards.FORMAT} manifest")
@@ -197,7 +197,11 @@ def _open_one(directory: Path) -> tuple[dict, list[_Shard]]:
                         f"version {shards.FORMAT_VERSION}: regenerate it")
     loaded = []
     for entry in entries:
-        tensors, info = shards.read_shard(directory / entry["file"], entry["sha256"], entry["bytes"])
+        try:
+            file, sha, size = entry["file"], entry["sha256"], entry["bytes"]
+        except (KeyError, TypeError):
+            raise UserError(f"{path} has a shard entry without file, sha256 and bytes") from None
+        tensors, info = shards.read_shard(directory / file, sha, size)
         if info.get("index") != entry.get("index") or info.get("run", {}).get("game") != manifest.get("game"):
             raise shards.ShardError(f"shard {entry['file']} belongs to another run than {path}")
         loaded.append(_Shard(directory / entry["file"], tensors, info))

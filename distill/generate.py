@@ -29,7 +29,7 @@ from openlandlord import agents, provenance
 from openlandlord.errors import UserError
 from openlandlord.games import GAMES, NUM_SEATS, new_deal
 
-from . import shards
+from . import dataset, shards
 
 DEALS_PER_SHARD = 25
 # The teacher's softmax target is softmax(scores / temperature), scores in the teacher's own
@@ -380,14 +380,15 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     out.mkdir(parents=True, exist_ok=True)
     git_sha = provenance.git_sha()
     if (out / MANIFEST).exists():
-        from .dataset import open as open_dataset
         try:
             manifest = json.loads((out / MANIFEST).read_text())
         except (OSError, ValueError) as exc:
             raise UserError(f"{out / MANIFEST} is unreadable ({exc})") from None
+        if not isinstance(manifest, dict):
+            raise UserError(f"{out / MANIFEST} is unreadable (not a JSON object)")
         if {k: manifest.get(k) for k in asdict(config)} != asdict(config):
             raise _different_run(out, manifest, asdict(config))
-        open_dataset(out)  # finished already: prove it intact rather than silently trust it
+        dataset.open(out)  # finished already: prove it intact rather than silently trust it
         if progress:
             print(f"{out}: complete already ({manifest['counts']['decisions']} decisions)")
         return manifest
@@ -395,9 +396,6 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     names = [p.name for p in out.iterdir()]
     if names and not any(_SHARD_NAME.match(n) for n in names):
         raise UserError(f"--out {out} is not empty and holds no dataset; choose an empty or new directory")
-    if any(i >= config.num_shards for i in done):
-        raise UserError(f"--out {out} holds shards beyond this run's {config.num_shards}; "
-                        "choose another --out")
 
     stamp = _stamp(seed)
     tasks = [_ShardTask(config, i, str(out), git_sha, stamp) for i in range(config.num_shards) if i not in done]
