@@ -27,10 +27,12 @@ step, hands all that agent's pending decisions across those games to one `scores
 call: one forward pass for a neural student instead of one per move.
 
 Decisions with a single legal move are played without asking the agent. A Shengji
-follow whose legal set is larger than `LEGAL_CAP` is built card by card through the
-referee's `factored_options(prefix)`: the agent's own `choose_play(obs)` builds it when the
-agent has one, otherwise the agent scores the one-card-longer prefixes as if they were
-moves, until the play is complete.
+follow with more legal plays than the referee lists by default (`LEGAL_CAP`) is listed in
+full up to `LIST_LIMIT` plays; beyond that (a void seat answering a long tractor) the play
+is built card by card through the referee's `factored_options(prefix)`: the agent's own
+`choose_play(obs)` builds it when the agent has one, otherwise the agent scores the
+one-card-longer prefixes (and, for a lead that could stop here, the prefix itself: the
+referee's END option) as if they were moves, until the play is complete.
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ from openlandlord.provenance import git_sha
 from . import dealsets, ledger, stats
 
 LANES = 64          # games advanced together per worker when an agent batches
-LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many
+LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many unless asked
+LIST_LIMIT = 20_000 # beyond this many legal plays, a play is built card by card instead
 SIDES = ("agent", "opponent")
 
 
@@ -90,7 +93,7 @@ class DoudizhuMirror:
         seat = seating.agent_seats[0]
         landlord = result.get("landlord")
         score = float(state.payoffs()[seat])
-        if landlord is None:        # a void deal (nobody bid): no winner, no score, half a win
+        if result.get("void") or landlord is None:   # nobody bid: no winner, no score, half a win
             return {"role": "void", "win": 0.5, "score": score, "tail": {}}
         role = cls.roles[(seat - landlord) % 3]
         side = "landlord" if role == "landlord" else "farmers"
@@ -129,16 +132,17 @@ class ShengjiMirror:
     @staticmethod
     def outcome(state, seating: Seating) -> dict:
         result = state.result()
-        seat = seating.agent_seats[0]
-        team = seat % 2
-        score = float(state.payoffs()[seat])
+        team = seating.agent_seats[0] % 2
         if dict(seating.options).get("mode") == "match":
-            return {"role": "match", "win": float(score > 0), "score": score, "tail": {}}
-        declarers = dict(seating.options)["dealer"] % 2
-        role = "declarers" if team == declarers else "attackers"
+            # A campaign: won by the team that went past A; its score is the final level margin.
+            levels = result["levels"]
+            return {"role": "match", "win": float(result["winner"] == team),
+                    "score": float(levels[team] - levels[1 - team]), "rounds": len(result["rounds"]),
+                    "tail": {}}
+        role = "declarers" if team == result["declarers"] else "attackers"
         points = int(result["attacker_points"])
-        won = result["winner"] == role
-        return {"role": role, "win": float(won), "score": score,
+        return {"role": role, "win": float(result["winning_team"] == team),
+                "score": float(state.payoffs()[seating.agent_seats[0]]),
                 "points": float(points if role == "attackers" else -points),
                 "tail": {"conceded_120": float(role == "declarers" and points >= 120)}}
 
@@ -186,8 +190,11 @@ class _Table:
         `legal` is None for a follow too large to list (built card by card instead)."""
         while not self.state.done:
             if hasattr(self.state, "count_legal") and self.state.count_legal() > LEGAL_CAP:
-                return self.state.current_seat, None
-            legal = self.state.legal_moves()
+                if self.state.count_legal() > LIST_LIMIT:
+                    return self.state.current_seat, None
+                legal = self.state.legal_moves(limit=None)
+            else:
+                legal = self.state.legal_moves()
             if len(legal) > 1:
                 return self.state.current_seat, legal
             self.state.play(legal[0])
@@ -211,10 +218,14 @@ def _build_play(agent, state, obs):
     """A play from a legal set too large to list: the agent's own builder, or card by card."""
     if hasattr(agent, "choose_play"):
         return agent.choose_play(obs)
+    from openlandlord.games.shengji import END      # the option "this lead is complete"
     prefix: tuple = ()
     while options := state.factored_options(prefix):
-        candidates = [prefix + (card,) for card in options]
-        prefix = candidates[_checked_choice(agent, agent.scores(obs, candidates), candidates)]
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        pick = _checked_choice(agent, agent.scores(obs, candidates), candidates)
+        if options[pick] == END:
+            break
+        prefix = candidates[pick]
     return prefix
 
 

@@ -129,3 +129,51 @@ def test_figures_per_deal_are_means_over_copies(pick_game):
     lo, hi = result["mean_score_ci95"]
     assert lo <= result["mean_score"] <= hi
     assert result["timing"]["agent"]["decisions"] > 0
+
+
+def test_shengji_teams_swap_and_dealer_rotates_over_all_seats():
+    deal_set = dealsets.adhoc("shengji", 8, seed=1)
+    result, records = arena.evaluate("shengji", "random", "random", deal_set, seed=0,
+                                     workers=1, progress=False)
+    assert result["games"] == 16 and result["seat_games"] == {"0": 8, "1": 8, "2": 8, "3": 8}
+    assert result["per_role"]["declarers"]["games"] == result["per_role"]["attackers"]["games"] == 8
+    dealers = [dict(s.options)["dealer"] for d, seed in enumerate(deal_set.seeds)
+               for s in arena.ShengjiMirror.seatings(d, seed, deal_set.options)]
+    assert {seat: dealers.count(seat) for seat in range(4)} == {0: 4, 1: 4, 2: 4, 3: 4}
+    for deal in range(8):
+        a, b = [r for r in records if r["deal"] == deal]
+        assert {a["role"], b["role"]} == {"declarers", "attackers"}
+        assert sorted(a["agent_seats"] + b["agent_seats"]) == [0, 1, 2, 3]
+
+
+class BuildsItsOwnPlay:
+    """A Shengji player with its own builder for plays too many to list."""
+    name = "builder"
+    built = 0
+
+    def __init__(self, spec, seed):
+        from openlandlord.agents.shengji_rule import ShengjiRuleBot
+        self.bot = ShengjiRuleBot("normal", seed)
+
+    def scores(self, obs, legal):
+        return self.bot.scores(obs, legal)
+
+    def choose_play(self, obs):
+        BuildsItsOwnPlay.built += 1
+        return self.bot.choose_play(obs)
+
+
+def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
+    """With the listing limits at zero every decision goes through the builders: the agent's
+    own `choose_play`, else card by card over `factored_options`; the referee rejects any
+    illegal play, so finishing the games is the check."""
+    monkeypatch.setattr(arena, "LEGAL_CAP", 0)
+    monkeypatch.setattr(arena, "LIST_LIMIT", 0)
+    monkeypatch.setitem(agents._FACTORIES, "builder", f"{__name__}:BuildsItsOwnPlay")
+    BuildsItsOwnPlay.built = 0
+    deal_set = dealsets.adhoc("shengji", 2, seed=5)
+    result, records = arena.evaluate("shengji", "builder", "random", deal_set, seed=0,
+                                     workers=1, progress=False)
+    assert result["games"] == 4
+    assert BuildsItsOwnPlay.built == result["timing"]["agent"]["decisions"] > 50
+    assert result["timing"]["opponent"]["decisions"] > 50
