@@ -464,3 +464,13 @@ def test_world_sampler_rejects_impossible_voids():
     unseen[[14, 15]] = 1  # two hearts (trump spades, rank 2)
     with pytest.raises(ValueError):
         _referee.sample_worlds(0, 0, unseen, [1, 1, 0], [2, 2, 0], 1, 0)
+
+
+# --- named regression tests ------------------------------------------------------------------------
+def test_regression_native_round_ends_when_the_hands_do():
+    # Bug: the native loop ran one trick per card in the leader's hand and the random lead
+    # reported one card for a pair or tractor, so rounds with multi-card leads ran past the
+    # empty hands (a crash). Rounds now end with the hands, every card played exactly once.
+    for seed in range(3):
+        points = _referee.simulate(300, seed, check=True)
+        assert all(0 <= p <= 200 for p in points)
