@@ -24,7 +24,9 @@ def test_eval_json_keys_table_and_ledger(game, roles, tmp_path, ledger_file, cap
     out = tmp_path / "result.json"
     deals = 6 if game == "doudizhu" else 2
     assert main(["eval", "--game", game, "--agent", "random", "--opponent", "random",
-                 "--deals", str(deals), "--seed", "3", "--workers", "1", "--json", str(out)]) == 0
+                 "--deals", str(deals), "--seed", "3", "--workers", "1", "--json", str(out),
+                 "--report", str(tmp_path / "report")]) == 0
+    assert (tmp_path / "report" / "report.md").exists()
     result = json.loads(out.read_text())
     assert DESIGN_KEYS <= set(result)
     assert result["deals"] == deals and result["games"] == deals * (3 if game == "doudizhu" else 2)
@@ -75,3 +77,19 @@ def test_bad_input_exits_2_with_one_line(argv, words, capsys, ledger_file):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0]
     assert not ledger_file.exists()
+
+
+def test_shengji_match_mode_from_a_deal_set_file(tmp_path, ledger_file):
+    """A deal set with mode "match" plays whole campaigns, teams swapped, and reports the
+    match win rate; a deal set can also be named by its path."""
+    path = tmp_path / "one-match.json"
+    path.write_text(json.dumps({"name": "one-match", "game": "shengji", "purpose": "dev",
+                                "options": {"rules": "tractor", "mode": "match"},
+                                "seeds": [dealsets.EVAL_SEEDS.start + 4_000_000]}))
+    out = tmp_path / "match.json"
+    assert main(["eval", "--game", "shengji", "--agent", "random", "--opponent", "random",
+                 "--deal-set", str(path), "--workers", "1", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["mode"] == "match" and result["games"] == 2 and list(result["per_role"]) == ["match"]
+    assert result["win_rate"] in (0.0, 0.5, 1.0)
+    assert result["seat_games"] == {"0": 1, "1": 1, "2": 1, "3": 1}
