@@ -10,6 +10,7 @@ through `openlandlord.features`, the one featurizer. A damaged dataset is one cl
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 from dataclasses import dataclass
@@ -114,6 +115,18 @@ class Dataset:
 
     def __len__(self) -> int:
         return sum(len(s) for s in self._shards)
+
+    @property
+    def manifest_sha256(self) -> str:
+        """What a checkpoint records to name its data: the SHA-256 of manifest.json, or for a
+        collection, of each part's name and manifest hash in order."""
+        if "parts" not in self.manifest:
+            return hashlib.sha256((self.directory / MANIFEST).read_bytes()).hexdigest()
+        digest = hashlib.sha256()
+        for name in sorted(self.manifest["parts"]):
+            part = hashlib.sha256((self.directory / name / MANIFEST).read_bytes()).hexdigest()
+            digest.update(f"{name}\0{part}\n".encode())
+        return digest.hexdigest()
 
     def count(self, split: str | None = None) -> int:
         return sum(len(s.rows(_split(split))) for s in self._shards)

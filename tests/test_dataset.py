@@ -1,6 +1,7 @@
 """Reading datasets back: the round trip against a replay of every deal, the teacher fields,
 split disjointness, featurized batches, and damage (a flipped byte, a truncated or missing
 shard, another format version) as one clear error, also through the command line."""
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -243,6 +244,9 @@ def test_a_directory_of_datasets_opens_as_their_union(mixed, cli_dataset, tmp_pa
     assert union.game == "doudizhu" and sorted(union.manifest["parts"]) == ["mix", "teacher"]
     assert len(union) == len(mixed) + len(dataset.open(cli_dataset))
     assert union.count("train") == mixed.count("train") + dataset.open(cli_dataset).count("train")
+    single = dataset.open(cli_dataset)
+    assert single.manifest_sha256 == hashlib.sha256((cli_dataset / gen.MANIFEST).read_bytes()).hexdigest()
+    assert union.manifest_sha256 != single.manifest_sha256 == dataset.open(both / "teacher").manifest_sha256
     (both / "teacher" / gen.MANIFEST).unlink()
     with pytest.raises(UserError, match="teacher has no manifest.json"):
         dataset.open(both)
