@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import IllegalMove, NotAvailable, UserError
-from . import _referee
+from . import _referee, classic
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -18,13 +18,16 @@ CARD_NAMES = tuple(r + s for s in SUITS for r in RANKS) + ("SJ", "BJ")
 CARD_IDS = {name: i for i, name in enumerate(CARD_NAMES)}
 END = "END"  # the factored-decision option "this lead is complete" (see the package docstring)
 
-# Error codes of `_referee.play_error`.
+# Error codes of `_referee.play_error` and of `classic.follow_error` / `classic.lead_error`.
 OK, WRONG_COUNT, NOT_IN_HAND, MUST_FOLLOW_SUIT, MUST_PLAY_PAIRS, NOT_A_UNIT = range(6)
+MUST_PLAY_TRACTORS, MIXED_SUITS = classic.MUST_PLAY_TRACTORS, classic.MIXED_SUITS
+NO_TRUMP = "N"
 
 
 @dataclass(frozen=True)
 class Rules:
-    """A ruleset and the trump of one round: `Rules.tractor("7", "H")`."""
+    """A ruleset and the trump of one round: `Rules.tractor("7", "H")`,
+    `Rules.classic("7", "H")` or `Rules.classic("7", "N")` (no trump suit)."""
     name: str
     trump_rank: str
     trump_suit: str
@@ -34,9 +37,11 @@ class Rules:
         return cls("tractor", _rank_of(trump_rank), _suit_of(trump_suit))
 
     @classmethod
-    def classic(cls, trump_rank=None, trump_suit=None) -> "Rules":
-        raise NotAvailable("ruleset 'classic' (kitty, declaration, throws, trump tractors) is "
-                           "not implemented yet; use Rules.tractor")
+    def classic(cls, trump_rank, trump_suit) -> "Rules":
+        if trump_suit is None or (isinstance(trump_suit, str)
+                                  and trump_suit.strip().upper() in ("N", "NONE", "NT")):
+            return cls("classic", _rank_of(trump_rank), NO_TRUMP)
+        return cls("classic", _rank_of(trump_rank), _suit_of(trump_suit))
 
     @property
     def rank_index(self) -> int:
@@ -44,7 +49,11 @@ class Rules:
 
     @property
     def suit_index(self) -> int:
-        return SUITS.index(self.trump_suit)
+        """0..3, or -1 for no trump suit."""
+        return -1 if self.trump_suit == NO_TRUMP else SUITS.index(self.trump_suit)
+
+    def table(self) -> "classic.ClassicTable":
+        return classic.ClassicTable(self.rank_index, self.suit_index)
 
 
 def _rank_of(rank) -> str:
@@ -89,15 +98,19 @@ def names_of(vector: np.ndarray) -> list[str]:
 
 
 def card_table(rules: Rules):
-    """(cat, strength, points) per card id under this trump."""
+    """(cat, strength, points) per card id under this trump; in `classic` the strength is the
+    card's level (see classic.py)."""
+    if rules.name == "classic":
+        t = rules.table()
+        return t.cat.tolist(), t.level.tolist(), t.points.tolist()
     return _referee.card_order(rules.rank_index, rules.suit_index)
 
 
 def _rules(rules) -> Rules:
     if not isinstance(rules, Rules):
         raise UserError(f"expected a Rules value such as Rules.tractor('2', 'H'), got {rules!r}")
-    if rules.name != "tractor":
-        raise NotAvailable(f"ruleset {rules.name!r} is not implemented yet")
+    if rules.name not in ("tractor", "classic"):
+        raise NotAvailable(f"ruleset {rules.name!r} is not implemented")
     return rules
 
 
@@ -105,25 +118,40 @@ def _lead_vector(rules: Rules, lead) -> np.ndarray | None:
     if lead is None:
         return None
     vector = counts(lead, "lead")
-    if _referee.lead_kind(rules.rank_index, rules.suit_index, vector)[0] == 0:
+    if rules.name == "classic":
+        if classic.lead_error(vector, vector, rules.table()) != OK:
+            raise IllegalMove(f"the lead {list(lead)} is not one or more cards of one suit")
+    elif _referee.lead_kind(rules.rank_index, rules.suit_index, vector)[0] == 0:
         raise IllegalMove(f"the lead {list(lead)} is not a single, a pair or a tractor")
     return vector
 
 
 def legal_plays(rules: Rules, hand, lead) -> list[tuple[str, ...]]:
     """Every distinct legal play from `hand` (sorted tuples, in sorted order); lead=None means
-    the seat leads."""
+    the seat leads. In `classic` a lead may be any cards of one suit (a throw; whether it
+    stands is judged against the other hands when it is played)."""
     rules = _rules(rules)
-    ids = _referee.legal_play_ids(rules.rank_index, rules.suit_index, counts(hand, "hand"),
-                                  _lead_vector(rules, lead))
+    hand_vector, lead_vector = counts(hand, "hand"), _lead_vector(rules, lead)
+    if rules.name == "classic":
+        t = rules.table()
+        ids = (classic.leads(t, hand_vector) if lead_vector is None
+               else classic.follows(t, hand_vector, classic.lead_format(t, lead_vector)))
+    else:
+        ids = _referee.legal_play_ids(rules.rank_index, rules.suit_index, hand_vector, lead_vector)
     return sorted(play_of(p) for p in ids)
 
 
 def count_legal_plays(rules: Rules, hand, lead) -> int:
     """The exact number of distinct legal plays, counted without listing them."""
     rules = _rules(rules)
-    return int(_referee.count_legal_ids(rules.rank_index, rules.suit_index, counts(hand, "hand"),
-                                        _lead_vector(rules, lead)))
+    hand_vector, lead_vector = counts(hand, "hand"), _lead_vector(rules, lead)
+    if rules.name == "classic":
+        t = rules.table()
+        if lead_vector is None:
+            return classic.count_leads(t, hand_vector)
+        return classic.count_follows(t, hand_vector, classic.lead_format(t, lead_vector))
+    return int(_referee.count_legal_ids(rules.rank_index, rules.suit_index, hand_vector,
+                                        lead_vector))
 
 
 def factored_options(rules: Rules, hand, lead, prefix=()) -> list[str]:
@@ -134,6 +162,8 @@ def factored_options(rules: Rules, hand, lead, prefix=()) -> list[str]:
     rules = _rules(rules)
     hand_vector, prefix_vector = counts(hand, "hand"), counts(prefix, "prefix")
     lead_vector = _lead_vector(rules, lead)
+    if rules.name == "classic":
+        return _classic_options(rules, hand_vector, lead_vector, prefix_vector, prefix)
     if lead_vector is None:
         # Leads are few (at most one per card, pair and tractor): list them and look.
         leads = _referee.legal_play_ids(rules.rank_index, rules.suit_index, hand_vector, None)
@@ -153,12 +183,37 @@ def factored_options(rules: Rules, hand, lead, prefix=()) -> list[str]:
     return sorted(CARD_NAMES[i] for i in options)
 
 
+def _classic_options(rules, hand_vector, lead_vector, prefix_vector, prefix) -> list[str]:
+    t = rules.table()
+    if lead_vector is None:
+        # A lead is any non-empty set of cards of one suit: stay in the prefix's suit.
+        if (prefix_vector > hand_vector).any() or (prefix_vector.any()
+                                                   and classic.single_cat(t, prefix_vector) < 0):
+            raise IllegalMove(f"no legal lead contains {list(prefix)}")
+        room = hand_vector > prefix_vector
+        if prefix_vector.any():
+            room &= t.cat == classic.single_cat(t, prefix_vector)
+        options = sorted(CARD_NAMES[i] for i in np.flatnonzero(room))
+        return options + ([END] if options and prefix_vector.any() else [])
+    options = classic.follow_options(t, hand_vector, classic.lead_format(t, lead_vector),
+                                     prefix_vector)
+    if options is None:
+        raise IllegalMove(f"no legal play contains {list(prefix)}")
+    return sorted(CARD_NAMES[i] for i in options)
+
+
 def _error(rules: Rules, hand, lead, play) -> tuple[int, np.ndarray, np.ndarray, np.ndarray | None]:
     rules = _rules(rules)
     hand_vector, play_vector = counts(hand, "hand"), counts(play, "play")
     lead_vector = _lead_vector(rules, lead)
-    code = _referee.play_error(rules.rank_index, rules.suit_index, hand_vector, lead_vector,
-                               play_vector)
+    if rules.name == "classic":
+        t = rules.table()
+        code = (classic.lead_error(hand_vector, play_vector, t) if lead_vector is None else
+                classic.follow_error(t, hand_vector, classic.lead_format(t, lead_vector),
+                                     play_vector))
+    else:
+        code = _referee.play_error(rules.rank_index, rules.suit_index, hand_vector, lead_vector,
+                                   play_vector)
     return code, hand_vector, play_vector, lead_vector
 
 
@@ -177,11 +232,17 @@ def explain_illegal(rules: Rules, hand, lead, play) -> str:
     if code == NOT_A_UNIT:
         return ("a lead must be one unit (a single, a pair or a tractor): there are no throws "
                 "in the tractor ruleset")
+    if code == MIXED_SUITS:
+        return "a lead (a unit or a throw) must be cards of one suit"
     n = int(play_vector.sum())
     if lead_vector is None:
         return "a lead needs at least one card"
-    cat = _referee.lead_kind(rules.rank_index, rules.suit_index, lead_vector)
-    kind, led_cat, led_n, led_pairs = cat[0], cat[1], cat[2], cat[3]
+    if rules.name == "classic":
+        fmt = classic.lead_format(rules.table(), lead_vector)
+        led_cat, led_n, led_pairs = fmt.cat, fmt.n, fmt.pairs
+    else:
+        kind = _referee.lead_kind(rules.rank_index, rules.suit_index, lead_vector)
+        led_cat, led_n, led_pairs = kind[1], kind[2], kind[3]
     if code == WRONG_COUNT:
         return f"wrong number of cards: the lead has {led_n}, the play has {n}"
     cats = np.asarray(card_table(rules)[0])
@@ -190,6 +251,10 @@ def explain_illegal(rules: Rules, hand, lead, play) -> str:
     if code == MUST_FOLLOW_SUIT:
         return (f"must follow suit: you hold {int(hand_vector[in_suit].sum())} {suit} and played "
                 f"{int(play_vector[in_suit].sum())} of them, but the lead asks for {led_n}")
+    if code == MUST_PLAY_TRACTORS:
+        return (f"must play tractors of the led suit: the lead has tractor(s) of "
+                f"{', '.join(str(k) for k in fmt.tractors)} pairs and your {suit} can answer "
+                "more of them than this play does")
     held = int(((hand_vector == 2) & in_suit).sum())
     played = int(((play_vector == 2) & in_suit).sum())
     return (f"must play pairs of the led suit: the lead has {led_pairs} pair(s), you hold "
@@ -200,18 +265,22 @@ def trick_winner(rules: Rules, plays) -> int:
     """Index of the winning play, 0 = the leader."""
     rules = _rules(rules)
     vectors = [counts(p, "play") for p in plays]
-    if not vectors or _referee.lead_kind(rules.rank_index, rules.suit_index, vectors[0])[0] == 0:
-        raise IllegalMove("a trick starts with a single, a pair or a tractor")
+    if not vectors:
+        raise IllegalMove("a trick needs at least the lead")
+    _lead_vector(rules, plays[0])
     if len(vectors) > 4 or any(int(v.sum()) != int(vectors[0].sum()) for v in vectors):
         raise IllegalMove("a trick has at most four plays, each as many cards as the lead")
+    if rules.name == "classic":
+        return classic.trick_winner(rules.table(), vectors)
     return int(_referee.winner_of(rules.rank_index, rules.suit_index, vectors))
 
 
 def round_result(attacker_points: int) -> tuple[str, int]:
-    """("declarers" | "attackers", levels up) for the points the attackers captured."""
-    if (not isinstance(attacker_points, (int, np.integer)) or not 0 <= attacker_points <= 200
-            or attacker_points % 5):
-        raise UserError(f"attacker points must be a multiple of 5 in 0..200, got {attacker_points!r}")
+    """("declarers" | "attackers", levels up) for the points the attackers captured. Above
+    200 (possible in `classic`, with the kitty multiplied) each further 40 is one more level."""
+    if (isinstance(attacker_points, bool) or not isinstance(attacker_points, (int, np.integer))
+            or attacker_points < 0 or attacker_points % 5):
+        raise UserError(f"attacker points must be a multiple of 5, at least 0, got {attacker_points!r}")
     if attacker_points == 0:
         return "declarers", 3
     if attacker_points < 40:

@@ -35,6 +35,10 @@ class Observation:
     attacker_points: int
     cards_left: tuple
     voids: tuple              # per seat, the suits (S H D C, T = trumps) it has shown void in
+    # Ruleset `classic` only:
+    declaration: tuple = ()   # (seat, cards) of the standing trump declaration
+    kitty: tuple = ()         # the buried cards, shown to the dealer only
+    failed_throws: tuple = ()  # ((seat, cards attempted, cards played), ...) this round
 
     @property
     def lead(self):
@@ -58,6 +62,8 @@ class Round:
 
     @classmethod
     def new(cls, seed: int, rules="tractor", dealer: int = 0, levels=(2, 2)) -> "Round":
+        """A fresh deal. `rules` is "tractor", "classic" (trump declared during the deal) or a
+        Rules value (its trump is used as given)."""
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise UserError(f"seed must be an integer, got {seed!r}")
         if dealer not in (0, 1, 2, 3):
@@ -65,16 +71,17 @@ class Round:
         levels = tuple(int(v) for v in levels)
         if len(levels) != 2 or not all(2 <= v <= 14 for v in levels):
             raise UserError(f"levels must be two levels in 2..14 (14 = A), got {levels!r}")
+        if rules == "classic" or (isinstance(rules, Rules) and rules.name == "classic"):
+            from .classic_round import ClassicRound
+            return ClassicRound.create(int(seed), rules, dealer, levels)
         rng = np.random.default_rng(int(seed))
         suit = SUITS[int(rng.integers(4))]
         if isinstance(rules, str):
-            if rules == "classic":
-                Rules.classic()
             if rules != "tractor":
                 raise UserError(f"unknown ruleset {rules!r}; choose 'tractor' or 'classic'")
             rules = Rules.tractor(levels[dealer % 2], suit)
-        elif not isinstance(rules, Rules) or rules.name != "tractor":
-            Rules.classic()
+        elif not isinstance(rules, Rules):
+            raise UserError(f"rules must be 'tractor', 'classic' or a Rules value, got {rules!r}")
         self = object.__new__(cls)
         self.seed, self.rules, self.dealer, self.levels = int(seed), rules, dealer, levels
         self.declarers = dealer % 2
@@ -82,16 +89,51 @@ class Round:
         self._hands = np.zeros((4, 54), np.uint8)
         for seat in range(4):
             np.add.at(self._hands[seat], deck[27 * seat: 27 * seat + 27], 1)
-        self._cats, self._strength, self._points = (np.asarray(a) for a in card_table(rules))
-        self.leader = self.current_seat = dealer
+        self._moves: list = []
+        self._start_play()
+        return self
+
+    @classmethod
+    def from_hands(cls, hands, rules: Rules, dealer: int = 0, levels=(2, 2), kitty=()) -> "Round":
+        """A round about to be played from the given hands (four lists of cards of one size),
+        for search, analysis and tests; `kitty` is the buried cards of a `classic` round.
+        Its record replays from these hands instead of a seed."""
+        if not isinstance(rules, Rules):
+            raise UserError(f"rules must be a Rules value, got {rules!r}")
+        if dealer not in (0, 1, 2, 3):
+            raise UserError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if len(hands) != 4 or len({len(h) for h in hands}) != 1:
+            raise UserError("from_hands needs four hands of the same size")
+        vectors = [counts(h, f"hand {seat}") for seat, h in enumerate(hands)]
+        buried = counts(kitty, "kitty")
+        if (sum(v.astype(np.int16) for v in vectors) + buried > 2).any():
+            raise UserError("a card appears more than twice across the hands and the kitty")
+        if rules.name == "classic":
+            from .classic_round import ClassicRound
+            self = object.__new__(ClassicRound)
+            self._setup_classic(rules, buried)
+        else:
+            self = object.__new__(cls)
+            if buried.any():
+                raise UserError("the tractor ruleset has no kitty")
+        self.seed, self.rules, self.dealer = None, rules, dealer
+        self.levels = tuple(int(v) for v in levels)
+        self.declarers = dealer % 2
+        self._hands = np.stack(vectors).astype(np.uint8)
+        self._initial = {"hands": [list(h) for h in hands], "kitty": list(kitty)}
+        self._moves = []
+        self._start_play()
+        return self
+
+    def _start_play(self) -> None:
+        self._cats, self._strength, self._points = (np.asarray(a) for a in card_table(self.rules))
+        self.leader = self.current_seat = self.dealer
         self._trick: list = []
         self._vectors: list = []  # count vectors of the current trick's plays
         self._led = None
         self._tricks: list = []
         self._voids = [set() for _ in range(4)]
         self.attacker_points = self.declarer_points = 0
-        self._moves: list = []
-        return self
 
     # --- the uniform interface -----------------------------------------------------------
     @property
@@ -167,8 +209,7 @@ class Round:
             self.current_seat = (seat + 1) % 4
             return
         vectors, self._vectors = self._vectors, []
-        winner = self._trick[_referee.winner_of(self.rules.rank_index, self.rules.suit_index,
-                                                vectors)][0]
+        winner = self._trick[self._winner_index(vectors)][0]
         points = int(sum(int((v * self._points).sum()) for v in vectors))
         if winner % 2 == self.declarers:
             self.declarer_points += points
@@ -177,6 +218,9 @@ class Round:
         self._tricks.append((self.leader, tuple(self._trick), winner))
         self._trick = []
         self.leader = self.current_seat = winner
+
+    def _winner_index(self, vectors) -> int:
+        return _referee.winner_of(self.rules.rank_index, self.rules.suit_index, vectors)
 
     def result(self) -> dict:
         """attacker_points, the winning side, its team, levels up (empty dict before the end)."""
@@ -216,7 +260,7 @@ class Round:
             voids=tuple(tuple(sorted(v, key=CATS.index)) for v in self._voids))
 
     def clone(self) -> "Round":
-        other = object.__new__(Round)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._hands = self._hands.copy()
         other._trick, other._tricks, other._moves = list(self._trick), list(self._tricks), list(self._moves)
@@ -225,9 +269,12 @@ class Round:
         return other
 
     def _header(self) -> dict:
-        return {"game": "shengji", "kind": "round", "seed": self.seed, "rules": self.rules.name,
-                "trump_rank": self.rules.trump_rank, "trump_suit": self.rules.trump_suit,
-                "dealer": self.dealer, "levels": list(self.levels)}
+        header = {"game": "shengji", "kind": "round", "seed": self.seed, "rules": self.rules.name,
+                  "trump_rank": self.rules.trump_rank, "trump_suit": self.rules.trump_suit,
+                  "dealer": self.dealer, "levels": list(self.levels)}
+        if self.seed is None:
+            header.update(self._initial)
+        return header
 
     def to_json(self) -> str:
         return json.dumps({**self._header(), "moves": self._moves})
@@ -235,8 +282,20 @@ class Round:
     @classmethod
     def from_json(cls, text) -> "Round":
         data = _load(text, "round")
-        rules = Rules.tractor(data["trump_rank"], data["trump_suit"])
-        r = cls.new(data["seed"], rules, data["dealer"], tuple(data["levels"]))
+        if data.get("seed") is None:
+            rules = (Rules.classic if data["rules"] == "classic" else Rules.tractor)(
+                data["trump_rank"], data["trump_suit"])
+            r = Round.from_hands(data["hands"], rules, data["dealer"], tuple(data["levels"]),
+                                 data.get("kitty", ()))
+            for move in data["moves"]:
+                r.play(move)
+            return r
+        if data["rules"] == "classic":
+            rules = (Rules.classic(data["trump_rank"], data["trump_suit"])
+                     if data.get("trump_given") else "classic")
+        else:
+            rules = Rules.tractor(data["trump_rank"], data["trump_suit"])
+        r = Round.new(data["seed"], rules, data["dealer"], tuple(data["levels"]))
         for move in data["moves"]:
             r.play(move)
         return r
@@ -266,9 +325,7 @@ class Match:
 
     @classmethod
     def new(cls, seed: int, rules: str = "tractor") -> "Match":
-        if rules == "classic":
-            Rules.classic()
-        if rules != "tractor":
+        if rules not in ("tractor", "classic"):
             raise UserError(f"unknown ruleset {rules!r}; choose 'tractor' or 'classic'")
         self = object.__new__(cls)
         self.seed, self.rules_name = int(seed), rules
@@ -364,11 +421,14 @@ def render(obs: Observation) -> str:
     """A compact text picture of a seat's view: trump, levels, points, the trick, the hand."""
     team = obs.seat % 2
     role = "declarer" if team == obs.declarers else "attacker"
-    cats, _, _ = card_table(Rules.tractor(obs.trump_rank, obs.trump_suit))
+    if obs.rules == "classic":
+        cats, _, _ = card_table(Rules.classic(obs.trump_rank, obs.trump_suit or "N"))
+    else:
+        cats, _, _ = card_table(Rules.tractor(obs.trump_rank, obs.trump_suit))
     by_cat: dict[int, list[str]] = {}
     for card in obs.hand:
         by_cat.setdefault(cats[CARD_NAMES.index(card)], []).append(card)
-    lines = [f"Shengji ({obs.rules})  trump {obs.trump_rank}{obs.trump_suit}  "
+    lines = [f"Shengji ({obs.rules}, {obs.phase})  trump {obs.trump_rank}{obs.trump_suit or '?'}  "
              f"levels {RANKS[min(obs.levels[0], 14) - 2]}/{RANKS[min(obs.levels[1], 14) - 2]}  "
              f"attackers {obs.attacker_points} pts",
              f"seat {obs.seat} ({role}), dealer {obs.dealer}, to play: seat {obs.current_seat}, "
