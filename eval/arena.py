@@ -8,6 +8,14 @@ Shengji: every deal is played twice, the agent's partnership on seats (0, 2) and
 deal set with `"mode": "match"` plays whole campaigns (levels 2 to past A) the same way.
 Statistics are taken per original deal (`eval.stats`).
 
+What a game counts for the agent: Dou Dizhu, a win for its side and its signed score
+(payoff); Shengji, a win for its team, its score in levels (+ levels its team went up, -
+levels the other team went up) and its points (attacker points its team captured when
+attacking, minus those it conceded when declaring); a match, a win for the team that went
+past A and the final level margin as its score. Tail losses: Dou Dizhu games lost with a
+bomb or rocket played, or to a spring / anti-spring; Shengji deals where the agent declared
+and the attackers reached 120 points; and the worst and 5th-percentile game scores.
+
 Seeding, so that results are identical whatever the worker count and concurrency: the
 games of a deal set are split over processes, deal by deal, and every game gets its own
 agents built by `openlandlord.agents.make(spec, seed)` with a seed derived from
@@ -55,6 +63,8 @@ from openlandlord.provenance import git_sha
 
 from . import dealsets, ledger, stats
 
+POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team go up (-); "
+               "points: attacker points it captured (+) or conceded (-)")
 LANES = 64          # games advanced together per worker when an agent batches
 LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many unless asked
 LIST_LIMIT = 20_000 # beyond this many legal plays, a play is built card by card instead
@@ -398,6 +408,8 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
         parse_spec(spec)
     if deal_set.game != game:
         raise UserError(f"deal set {deal_set.name!r} is for {deal_set.game}, not {game}")
+    if seed is None or seed < 0:
+        raise UserError(f"--seed must be a non-negative integer, got {seed}")
     started = time.perf_counter()
     (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
@@ -435,6 +447,8 @@ def format_table(result: dict) -> str:
     for name, entry in rows:
         lines.append(f"{name:<14}{entry['games']:>7}  {rate(entry):<24}{ci(entry, 'mean_score'):<27}"
                      + (ci(entry, "mean_points") if points else ""))
+    if points:
+        lines.append(POINTS_NOTE)
     tail = ", ".join(f"{k} {v:.3g}" for k, v in result["tail"].items())
     lines.append(f"tail: {tail}")
     lines.append("time per decision: " + ", ".join(

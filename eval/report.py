@@ -68,6 +68,9 @@ def write_eval_report(result: dict, directory: str) -> str:
         lines.append(f"| {name} | {entry['games']} | {_ci_text(entry, 'win_rate', '.3f')} | "
                      f"{_ci_text(entry, 'mean_score')} |"
                      + (f" {_ci_text(entry, 'mean_points')} |" if points else ""))
+    if points:
+        from .arena import POINTS_NOTE
+        lines += ["", POINTS_NOTE[0].upper() + POINTS_NOTE[1:] + "."]
     lines += ["", "Tail (fraction of games unless named):", ""]
     lines += [f"- {k}: {v:.4g}" for k, v in result["tail"].items()]
     lines += ["", "Time per decision:", ""]

@@ -69,6 +69,8 @@ def test_league_ladder_and_ledger(tmp_path, ledger_file):
       "--deal-set", "doudizhu-dev-300"], "deal set"),
     (["eval", "--agent", "nosuchagent", "--opponent", "random", "--deals", "5"], "nosuchagent"),
     (["eval", "--agent", "random", "--opponent", "random", "--deals", "5", "--workers", "0"], "--workers"),
+    (["eval", "--agent", "random", "--opponent", "random", "--deal-set", "doudizhu-dev-300",
+      "--seed", "-1"], "--seed"),
     (["league", "--agents", "random", "--deals", "5"], "two agents"),
     (["league", "--agents", "random", "random", "--deals", "5"], "twice"),
 ])
