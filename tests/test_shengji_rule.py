@@ -107,3 +107,31 @@ def test_bots_play_whole_rounds_legally():
 def test_duplicate_normal_beats_easy_on_a_few_deals():
     margins = duplicate("normal", "easy", 6, seed=2)
     assert margins.shape == (6,) and margins.mean() > 0
+
+
+def test_bots_play_whole_classic_rounds_legally():
+    # Declarations, the burial (built without the list), throws and follows of `classic`.
+    for level in ("easy", "normal", "expert"):
+        r = Round.new(4, "classic", dealer=2)
+        bot = ShengjiRuleBot(level, seed=2)
+        while not r.done:
+            obs = r.observation(r.current_seat)
+            if r.count_legal() > 256:
+                r.play(bot.choose_play(obs))
+            else:
+                legal = r.legal_moves()
+                r.play(legal[int(np.argmax(bot.scores(obs, legal)))])
+        res = r.result()
+        assert res["captured"] + r.declarer_points + res["kitty_points"] == 200
+
+
+def test_burial_keeps_trumps_and_points():
+    r = Round.new(8, Rules.classic("2", "H"), dealer=0)
+    assert r.phase == "bury"
+    buried = ShengjiRuleBot("normal").choose_play(r.observation(0))
+    hand = r.hands()[0]
+    assert len(buried) == 8 and not {"BJ", "SJ"} & set(buried)
+    assert all(not (c[1] == "H" or c[0] == "2") for c in buried if c not in ("BJ", "SJ"))
+    cheap = [c for c in hand if c not in ("BJ", "SJ") and c[1] != "H" and c[0] != "2"
+             and c[0] not in "5TKA"]
+    assert len(cheap) >= 8 and set(buried) <= set(cheap)

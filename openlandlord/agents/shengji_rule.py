@@ -1,4 +1,5 @@
-"""Heuristic Shengji (tractor ruleset) players at three levels, behind the agent protocol.
+"""Heuristic Shengji players at three levels, behind the agent protocol (both rulesets; in
+`classic` they also declare trumps, bury the kitty and, at the expert level, throw).
 
 - `easy`: loose but legal: mostly random, with a mild taste for cheap cards.
 - `normal`: follows sensibly: wins point-rich tricks it can take as the last player, feeds
@@ -13,7 +14,7 @@
 without the list when the legal set is too large to list (a void seat answering a long
 tractor), building it card by card through the referee's factored options.
 
-`python -m openlandlord.agents.shengji_rule --deals N` measures the levels against each other in
+`python -m openlandlord.agents.shengji_rule --deals N [--rules classic]` measures the levels against each other in
 duplicate play: each deal twice with the teams swapped, the dealer rotating over the seats; the
 figure per deal is the card points captured by the level under test minus those of its
 opponent, averaged over the two plays, with a paired bootstrap CI.
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..games.shengji import (Round, Rules, count_legal_plays, factored_options, legal_plays)
-from ..games.shengji import _referee
+from ..games.shengji import _referee, classic
 from ..games.shengji.rules import CARD_IDS, CARD_NAMES, END, card_table, counts
 
 LEVELS = ("easy", "normal", "expert")
@@ -40,7 +41,8 @@ class _Table:
 
     def __init__(self, obs):
         self.obs = obs
-        self.rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
+        self.rules = rules_of(obs)
+        self._classic = self.rules.table() if self.rules.name == "classic" else None
         cat, strength, points = card_table(self.rules)
         self.cat, self.strength, self.points = (np.asarray(a) for a in (cat, strength, points))
         self.hand = counts(list(obs.hand)).astype(np.int16)
@@ -57,18 +59,29 @@ class _Table:
         self.trick_vectors = [counts(cards) for _, cards in obs.trick]
         self.table_points = sum(int((v * self.points).sum()) for v in self.trick_vectors)
         if obs.trick:
-            self.winning_seat = obs.trick[_referee.winner_of(
-                self.rules.rank_index, self.rules.suit_index, self.trick_vectors)][0]
+            self.winning_seat = obs.trick[self.winner_index(self.trick_vectors)][0]
             self.led_cat = int(self.cat[CARD_IDS[obs.trick[0][1][0]]])
         else:
             self.winning_seat = None
             self.led_cat = None
         self.later = [(obs.seat + k) % 4 for k in range(1, 4 - len(obs.trick))]
 
+    def winner_index(self, vectors) -> int:
+        if self._classic is not None:
+            return classic.trick_winner(self._classic, vectors)
+        return _referee.winner_of(self.rules.rank_index, self.rules.suit_index, vectors)
+
+    def lead_shape(self, vector) -> tuple[int, int, bool, list]:
+        """(cat, pairs, has a tractor, units) of a lead; several units make a throw."""
+        if self._classic is not None:
+            fmt = classic.lead_format(self._classic, vector)
+            return fmt.cat, fmt.pairs, bool(fmt.tractors), list(fmt.units)
+        kind = _referee.lead_kind(self.rules.rank_index, self.rules.suit_index, vector)
+        return kind[1], kind[3], kind[0] == 3, [None]
+
     def wins_now(self, vector) -> bool:
         plays = self.trick_vectors + [vector]
-        return _referee.winner_of(self.rules.rank_index, self.rules.suit_index,
-                                  plays) == len(plays) - 1
+        return self.winner_index(plays) == len(plays) - 1
 
     def master(self, vector) -> bool:
         """No unseen card (or pair) of the play's suit is higher, and no later opponent can
@@ -104,8 +117,13 @@ def _score(t: _Table, play, level: str) -> float:
     trumps = int((vector * (t.cat == TRUMP)).sum())
     expert = level == "expert"
     if t.lead is None:
-        kind = _referee.lead_kind(t.rules.rank_index, t.rules.suit_index, vector)
-        score = 4.0 * kind[3] + (6.0 if kind[0] == 3 else 0.0)
+        cat, pairs, tractor, units = t.lead_shape(vector)
+        if len(units) > 1:
+            # A throw: worth it only when every unit is known to stand (expert counts cards).
+            if expert and all(t.master(_vector_of(u.cards)) for u in units):
+                return 20.0 + 2.0 * len(units) + 0.5 * pts
+            return -50.0
+        score = 4.0 * pairs + (6.0 if tractor else 0.0)
         top = int(t.strength[np.flatnonzero(vector)].max())
         if expert:
             if t.master(vector):
@@ -113,10 +131,10 @@ def _score(t: _Table, play, level: str) -> float:
             else:
                 score -= 1.0 * pts + 2.0 * trumps
                 # Lead into a suit where the partner is void and can ruff.
-                if kind[1] != TRUMP and "SHDC"[kind[1]] in t.obs.voids[t.partner]:
+                if cat != TRUMP and "SHDC"[cat] in t.obs.voids[t.partner]:
                     score += 3.0
         else:
-            if kind[1] != TRUMP and top == 12:
+            if cat != TRUMP and top == t.strength[t.cat == cat].max():
                 score += 10.0
             score -= 0.6 * pts + 3.0 * trumps
         return score - 0.05 * cost / n
@@ -148,6 +166,19 @@ def _score(t: _Table, play, level: str) -> float:
     return -3.0 * pts - 0.05 * cost
 
 
+def rules_of(obs) -> Rules:
+    if obs.rules == "classic":
+        return Rules.classic(obs.trump_rank, obs.trump_suit or "N")
+    return Rules.tractor(obs.trump_rank, obs.trump_suit)
+
+
+def _vector_of(ids):
+    vector = np.zeros(54, np.uint8)
+    for c in ids:
+        vector[c] += 1
+    return vector
+
+
 def _looks_high(t: _Table, vector) -> bool:
     ids = np.flatnonzero(vector)
     top = int(t.strength[ids].max())
@@ -165,6 +196,11 @@ class ShengjiRuleBot:
         self.rng = np.random.default_rng(seed)
 
     def scores(self, obs, legal) -> np.ndarray:
+        if obs.phase == "declare":
+            return _declare_scores(obs, legal, self.level, self.rng)
+        if obs.phase == "bury":
+            t = _Table(obs)
+            return np.array([-sum(_keep_value(t, CARD_IDS[c]) for c in move) for move in legal])
         if self.level == "easy":
             return _easy_scores(obs, legal, self.rng)
         t = _Table(obs)
@@ -174,25 +210,76 @@ class ShengjiRuleBot:
         return choose_play(obs, self.level, self.rng)
 
 
+def _declare_scores(obs, legal, level, rng) -> np.ndarray:
+    """Declare a suit when enough of the hand so far would be trump with it."""
+    if level == "easy":
+        return rng.random(len(legal))
+    out = []
+    for move in legal:
+        if not move:
+            out.append(0.0)
+            continue
+        suit = "N" if move[0] in ("SJ", "BJ") else move[0][1]
+        trumps = sum(1 for c in obs.hand if c in ("SJ", "BJ") or c[0] == obs.trump_rank
+                     or c[1] == suit)
+        out.append(trumps / max(1, len(obs.hand)) - (0.3 if suit != "N" else 0.2))
+    return np.array(out)
+
+
+def _keep_value(t: "_Table", card: int) -> float:
+    """How much a card is worth keeping rather than burying: trumps, high cards and points."""
+    return float(t.strength[card] + 14 * (t.cat[card] == TRUMP) + 0.8 * t.points[card])
+
+
 def _easy_scores(obs, legal, rng) -> np.ndarray:
-    table = card_table(Rules.tractor(obs.trump_rank, obs.trump_suit))[1]
+    table = card_table(rules_of(obs))[1]
     cheap = np.array([-sum(table[CARD_IDS[c]] for c in play) / len(play) for play in legal])
     return rng.random(len(legal)) * 10.0 + 0.2 * cheap
 
 
+def _lead_candidates(t: "_Table", expert: bool) -> list[tuple[str, ...]]:
+    """The single units of the hand (and, for the expert, a throw of a suit's master units):
+    a short list to choose a lead from when every set of one suit is a legal lead."""
+    hand = t.hand
+    out = {(CARD_NAMES[c],) for c in np.flatnonzero(hand)}
+    out |= {(CARD_NAMES[c],) * 2 for c in np.flatnonzero(hand == 2)}
+    for cat in range(5):
+        held = hand * (t.cat == cat)
+        for run in classic.pair_runs(t._classic, held):
+            if len(run) >= 2:
+                out.add(tuple(sorted(CARD_NAMES[c] for c in run for _ in (0, 1))))
+        if expert and cat != TRUMP:
+            masters = [u for u in classic.decompose(t._classic, held)
+                       if t.master(_vector_of(u.cards))]
+            if len(masters) >= 2:
+                out.add(tuple(sorted(CARD_NAMES[c] for u in masters for c in u.cards)))
+    return sorted(out)
+
+
 def choose_play(obs, level: str, rng) -> tuple[str, ...]:
-    """The play this level makes, without needing the full legal list when it is huge."""
-    rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
+    """The move this level makes, without needing the full legal list when it is huge (a
+    void seat's follow, a `classic` lead or burial). Declarations are always listed: score
+    them with `scores`."""
+    rules = rules_of(obs)
     hand = list(obs.hand)
+    t = _Table(obs)
+    if obs.phase == "declare":
+        raise UserError("declarations are few: score the referee's legal_moves() instead")
+    if obs.phase == "bury":
+        order = sorted(np.repeat(np.arange(54), t.hand.astype(int)),
+                       key=lambda c: (_keep_value(t, c), rng.random() if level == "easy" else 0))
+        return tuple(sorted(CARD_NAMES[c] for c in order[:8]))
     lead = list(obs.trick[0][1]) if obs.trick else None
+    bot = ShengjiRuleBot(level)
+    bot.rng = rng
     if count_legal_plays(rules, hand, lead) <= CAP:
         legal = legal_plays(rules, hand, lead)
-        bot = ShengjiRuleBot(level)
-        bot.rng = rng
         return legal[int(np.argmax(bot.scores(obs, legal)))]
+    if lead is None:
+        candidates = _lead_candidates(t, level == "expert")
+        return candidates[int(np.argmax(bot.scores(obs, candidates)))]
     # Huge follow sets come from a void seat: the led-suit cards are forced, the rest is a
     # discard. Build it card by card, best card first.
-    t = _Table(obs)
     feed = t.winning_seat == t.partner and level != "easy"
     prefix: list[str] = []
     while options := factored_options(rules, hand, lead, prefix):
@@ -218,20 +305,22 @@ def _play(r: Round, bots) -> None:
     r.play(legal[int(np.argmax(bot.scores(obs, legal)))])
 
 
-def duplicate(level_a: str, level_b: str, deals: int, seed: int = 0) -> np.ndarray:
-    """Per deal: card points captured by `level_a`'s team minus `level_b`'s, averaged over the
-    two plays of the deal (teams swapped)."""
+def duplicate(level_a: str, level_b: str, deals: int, seed: int = 0,
+              rules: str = "tractor") -> np.ndarray:
+    """Per deal: points won by `level_a`'s team minus `level_b`'s (the attackers' score, with
+    the kitty and throw penalties in `classic`, against the declarers' captured points),
+    averaged over the two plays of the deal (teams swapped)."""
     out = np.zeros(deals)
     for d in range(deals):
         margin = 0.0
         for a_team in (0, 1):
             bots = [ShengjiRuleBot(level_a if s % 2 == a_team else level_b, seed * 1000003 + d * 4 + s)
                     for s in range(4)]
-            r = Round.new(seed * 1000003 + d, dealer=d % 4)
+            r = Round.new(seed * 1000003 + d, rules, dealer=d % 4)
             while not r.done:
                 _play(r, bots)
             team_points = [0, 0]
-            team_points[1 - r.declarers] = r.attacker_points
+            team_points[1 - r.declarers] = r.result()["attacker_points"]
             team_points[r.declarers] = r.declarer_points
             margin += team_points[a_team] - team_points[1 - a_team]
         out[d] = margin / 2
@@ -250,11 +339,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pairs", default="expert-normal,normal-easy",
                         help="comma-separated A-B level pairs")
+    parser.add_argument("--rules", default="tractor", choices=("tractor", "classic"))
     args = parser.parse_args(argv)
-    print(f"duplicate play, {args.deals} deals x 2 (teams swapped), seed {args.seed}")
+    print(f"duplicate play ({args.rules}), {args.deals} deals x 2 (teams swapped), seed {args.seed}")
     for pair in args.pairs.split(","):
         a, b = pair.split("-")
-        margins = duplicate(a, b, args.deals, args.seed)
+        margins = duplicate(a, b, args.deals, args.seed, args.rules)
         lo, hi = bootstrap_ci(margins, args.seed)
         print(f"  {a} vs {b}: {margins.mean():+.1f} card points per deal, 95% CI [{lo:+.1f}, {hi:+.1f}]")
     return 0
