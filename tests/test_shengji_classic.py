@@ -10,7 +10,7 @@ import pytest
 from openlandlord.errors import IllegalMove, UserError
 from openlandlord.games.shengji import (END, Match, Round, Rules, count_legal_plays,
                                         explain_illegal, factored_options, is_legal, legal_plays,
-                                        trick_winner)
+                                        sample_worlds, trick_winner)
 from openlandlord.games.shengji import classic
 from openlandlord.games.shengji.rules import counts
 
@@ -322,3 +322,25 @@ def test_classic_match_passes_the_deal():
     for dealer, next_dealer, res in zip(dealers, dealers[1:], m.results):
         assert next_dealer == ((dealer + 2) % 4 if res["winner"] == "declarers" else (dealer + 1) % 4)
     assert Match.from_json(m.to_json()).to_json() == m.to_json()
+
+
+def test_world_sampler_deals_the_hidden_kitty_too():
+    r = Round.new(2, Rules.classic("2", "D"), dealer=0)
+    rng = np.random.default_rng(2)
+    r.play(sorted(r.hands()[0])[:8])
+    for _ in range(12):
+        moves = r.legal_moves(limit=None) if r.count_legal() <= 5000 else None
+        if moves is None:
+            break
+        r.play(moves[rng.integers(len(moves))])
+    seat = r.current_seat if r.current_seat != 0 else 1
+    obs = r.observation(seat)
+    truth = r.hands()
+    hidden = Counter(c for s in range(4) if s != seat for c in truth[s]) + Counter(r.kitty())
+    for world in sample_worlds(obs, 50, seed=3):
+        assert len(world) == 4 and len(world[3]) == 8
+        assert Counter(c for h in world for c in h) == hidden
+        for k, hand in enumerate(world[:3]):
+            assert len(hand) == obs.cards_left[(seat + 1 + k) % 4]
+    dealer_view = sample_worlds(r.observation(0), 5, seed=3)
+    assert all(len(w) == 3 for w in dealer_view)
