@@ -68,6 +68,22 @@ def test_chunked_scoring_equals_the_unchunked_model(checkpoint, actions):
     np.testing.assert_allclose(got["belief_expect"], want["belief_expect"], atol=1e-5)
 
 
+def test_played_state_with_many_legal_moves_is_scored_in_full(tmp_path):
+    from openlandlord.model.synthetic import played_samples
+
+    cfg, samples = played_samples(deals=3, seed=1)
+    mx.random.seed(0)
+    save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
+    mirror = load_torch_student(str(tmp_path))
+    widest = max(samples, key=lambda s: len(s["actions"]))
+    state = {k: np.asarray(v)[None] for k, v in widest.items()}
+    state["state_mask"] = np.ones(state["state_tokens"].shape[:2], np.float32)
+    state["action_mask"] = np.ones(state["actions"].shape[:2], np.float32)
+    assert state["actions"].shape[1] > 2 * 16
+    got = score_in_chunks(torch_functions(mirror, 16, cfg.max_state_tokens), state, 16, cfg.max_state_tokens)
+    np.testing.assert_allclose(got["logits"], unchunked(mirror, state)["logits"], atol=1e-5)
+
+
 def test_a_state_longer_than_the_export_is_refused_not_truncated(checkpoint):
     mirror = load_torch_student(checkpoint)
     with pytest.raises(UserError, match="21 tokens"):

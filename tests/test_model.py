@@ -183,6 +183,12 @@ def test_losses_on_a_hand_computed_case():
     assert float(parts["value"]) == pytest.approx(value, abs=1e-6)
     assert float(parts["belief"]) == pytest.approx(belief, abs=1e-5)
     assert float(total) == pytest.approx(policy + 2 * value + 3 * belief, abs=1e-5)
+    # A sample without a belief target (belief_mask 0) is left out of the belief average.
+    _, parts = student_loss({k: mx.concatenate([v, v]) for k, v in outputs.items()},
+                            {**{k: mx.concatenate([v, v]) for k, v in batch.items()},
+                             "belief_target": mx.array(np.concatenate([truth, truth + 1])),
+                             "belief_mask": mx.array([1.0, 0.0])}, cfg)
+    assert float(parts["belief"]) == pytest.approx(belief, abs=1e-5)
     winloss = ModelConfig.for_game("doudizhu", value_target="winloss")
     _, parts = student_loss(outputs, dict(batch, score=mx.array([2.0])), winloss)
     assert float(parts["value"]) == pytest.approx(0.25, abs=1e-6)

@@ -75,3 +75,19 @@ def test_mirror_rejects_a_mismatched_checkpoint(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(meta))
     with pytest.raises(UserError, match="cannot read"):
         load_torch_student(str(tmp_path))
+
+
+def test_mirror_matches_mlx_on_played_doudizhu_states(tmp_path):
+    from openlandlord import features
+    from openlandlord.model.synthetic import played_samples
+
+    cfg, samples = played_samples(deals=1, seed=5)
+    model = checkpoint(tmp_path, cfg, seed=2)
+    mirror = load_torch_student(str(tmp_path))
+    for start in (0, len(samples) // 2):  # bidding and early play; late play
+        batch = features.collate(samples[start:start + 24])
+        assert max_difference(model, mirror, batch) <= 1e-5
+        # Real states too: the expectations add up to the unseen counts and fit the hands.
+        expect = np.array(model({k: mx.array(v) for k, v in batch.items()})["belief_expect"])
+        assert np.abs(expect.sum(axis=-1) - batch["unseen"]).max() <= 1e-5
+        assert (expect <= batch["capacity"][:, None, :] + 1e-5).all()

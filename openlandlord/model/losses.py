@@ -5,6 +5,11 @@ Training batches carry, besides the model inputs (see student.py):
     target_policy  float32 [B, A]     the teacher's temperature softmax, 0 on padding slots
     score          float32 [B]        final signed score of the acting seat
     belief_target  int32   [B, R, H]  true count of each slot in each hidden hand
+    belief_mask    float32 [B]        optional: 0 for decisions whose hidden cards are not all
+                                      in the H hands (Dou Dizhu before the kitty is taken)
+
+A true composition the head masks out (it does not sum to the unseen count, or breaks a
+hand size or a void) costs about MASK_VALUE / R: inconsistent targets show up, not vanish.
 """
 import mlx.core as mx
 import numpy as np
@@ -42,8 +47,12 @@ def student_loss(outputs: dict, batch: dict, cfg: ModelConfig):
     value = mx.square(outputs["value"] - value_target(batch["score"], cfg)).mean()
     if "belief_logits" in outputs:
         truth = composition_index(batch["belief_target"], cfg)
-        logp = mx.take_along_axis(log_softmax(outputs["belief_logits"]), truth[..., None], axis=-1)
-        belief = -logp.mean()
+        logp = mx.take_along_axis(log_softmax(outputs["belief_logits"]), truth[..., None], axis=-1)[..., 0]
+        if "belief_mask" in batch:
+            mask = batch["belief_mask"]
+            belief = -(logp.mean(axis=-1) * mask).sum() / mx.maximum(mask.sum(), 1.0)
+        else:
+            belief = -logp.mean()
     else:
         belief = mx.array(0.0)
     total = cfg.policy_weight * policy + cfg.value_weight * value + cfg.belief_weight * belief

@@ -40,3 +40,25 @@ def random_batch(cfg: ModelConfig, batch_size: int, num_tokens: int, num_actions
         "score": rng.choice([-4.0, -2.0, 2.0, 4.0, 48.0], size=B).astype(np.float32),
         "belief_target": hidden,
     }
+
+
+def played_samples(deals: int, seed: int, bidding: str = "call-rob"):
+    """(config, samples): every decision of `deals` Dou Dizhu deals played with uniformly
+    random moves, featurized by the real featurizer (unpadded, one dict per decision)."""
+    from .. import features
+    from ..games import new_deal
+
+    dims = features.dims("doudizhu")
+    cfg = ModelConfig.for_game("doudizhu", role_names=(), max_state_tokens=dims["max_tokens"],
+                               feature_version=str(dims["feature_version"]),
+                               **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
+                                                       "belief_slots", "belief_holders", "belief_max_count")})
+    rng = np.random.default_rng(seed)
+    samples = []
+    for deal in range(deals):
+        game = new_deal("doudizhu", seed * 1000 + deal, bidding=bidding)
+        while not game.done:
+            legal = game.legal_moves()
+            samples.append(features.featurize(game.observation(game.current_seat), legal))
+            game.play(legal[rng.integers(len(legal))])
+    return cfg, samples
