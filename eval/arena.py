@@ -22,8 +22,10 @@ agents built by `openlandlord.agents.make(spec, seed)` with a seed derived from
 (run seed, deal seed, copy, side); nothing random is shared between games. The exception
 is an agent with `scores_batch` (below): it is built once per worker process and shared by
 all that worker's games, so it must score a position the same whatever else is in the
-batch and whatever it scored before (a network at argmax does). `--seed` chooses the
-ad-hoc deals and seeds the agents' randomness and the bootstrap.
+batch and whatever it scored before (a network at argmax does). An agent that is costly
+to build (one that loads weights) should therefore offer `scores_batch`: without it, it is
+built again for every game. `--seed` chooses the ad-hoc deals and seeds the agents'
+randomness and the bootstrap.
 
 Batching. An agent MAY offer
 
@@ -44,21 +46,22 @@ referee's END option) as if they were moves, until the play is complete.
 """
 from __future__ import annotations
 
+import json
 import math
+import multiprocessing
 import os
 import sys
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-import multiprocessing
 
 import numpy as np
 from tqdm import tqdm
 
 from openlandlord.agents import choose, make, parse_spec
 from openlandlord.errors import UserError
-from openlandlord.games import NUM_SEATS, new_deal
+from openlandlord.games import new_deal
 from openlandlord.provenance import git_sha
 
 from . import dealsets, ledger, stats
@@ -67,7 +70,7 @@ POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team
                "points: attacker points it captured (+) or conceded (-)")
 LANES = 64          # games advanced together per worker when an agent batches
 LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many unless asked
-LIST_LIMIT = 20_000 # beyond this many legal plays, a play is built card by card instead
+LIST_LIMIT = 20_000  # beyond this many legal plays, a play is built card by card instead
 SIDES = ("agent", "opponent")
 
 
@@ -199,12 +202,10 @@ class _Table:
         """Play forced moves; return (seat, legal) of the next real choice, or None at the end.
         `legal` is None for a follow too large to list (built card by card instead)."""
         while not self.state.done:
-            if hasattr(self.state, "count_legal") and self.state.count_legal() > LEGAL_CAP:
-                if self.state.count_legal() > LIST_LIMIT:
-                    return self.state.current_seat, None
-                legal = self.state.legal_moves(limit=None)
-            else:
-                legal = self.state.legal_moves()
+            count = self.state.count_legal() if hasattr(self.state, "count_legal") else 0
+            if count > LIST_LIMIT:
+                return self.state.current_seat, None
+            legal = self.state.legal_moves(limit=None) if count > LEGAL_CAP else self.state.legal_moves()
             if len(legal) > 1:
                 return self.state.current_seat, legal
             self.state.play(legal[0])
@@ -459,7 +460,6 @@ def format_table(result: dict) -> str:
 
 
 def write_json(path: str, result: dict) -> None:
-    import json
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         json.dump(result, f, indent=2)
