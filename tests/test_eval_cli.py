@@ -43,10 +43,11 @@ def _without_timings(result):
     return {k: v for k, v in result.items() if k not in ("timing", "seconds", "workers")}
 
 
-def test_worker_count_does_not_change_results():
-    deal_set = dealsets.adhoc("doudizhu", 8, seed=11)
-    one, _ = arena.evaluate("doudizhu", "random", "random", deal_set, seed=2, workers=1, progress=False)
-    two, _ = arena.evaluate("doudizhu", "random", "random", deal_set, seed=2, workers=2, progress=False)
+@pytest.mark.parametrize("game,opponent", [("doudizhu", "random"), ("shengji", "rule")])
+def test_worker_count_does_not_change_results(game, opponent):
+    deal_set = dealsets.adhoc(game, 8, seed=11)
+    one, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=1, progress=False)
+    two, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=3, progress=False)
     assert _without_timings(one) == _without_timings(two)
     assert one["timing"]["agent"]["decisions"] == two["timing"]["agent"]["decisions"]
 
