@@ -49,6 +49,8 @@ class ClassicTable:
                 self.level[c] = plain_level[r]
         self.cat[52:] = TRUMP
         self.level[52], self.level[53] = SMALL, BIG
+        for table in (self.cat, self.level, self.points):
+            table.flags.writeable = False  # shared by every user of this trump
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ def follow_error(t: ClassicTable, hand, fmt: Format, play) -> int:
     return OK
 
 
-def lead_error(hand, play, t: ClassicTable) -> int:
+def lead_error(t: ClassicTable, hand, play) -> int:
     hand, play = np.asarray(hand), np.asarray(play)
     if (play > hand).any():
         return NOT_IN_HAND

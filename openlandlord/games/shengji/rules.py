@@ -3,6 +3,7 @@ result) of the Shengji referee, over card strings; the work is done by the nativ
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +54,13 @@ class Rules:
         return -1 if self.trump_suit == NO_TRUMP else SUITS.index(self.trump_suit)
 
     def table(self) -> "classic.ClassicTable":
-        return classic.ClassicTable(self.rank_index, self.suit_index)
+        """The `classic` card order of this trump (built once per trump)."""
+        return _classic_table(self.rank_index, self.suit_index)
+
+
+@functools.lru_cache(maxsize=None)
+def _classic_table(rank: int, suit: int) -> "classic.ClassicTable":
+    return classic.ClassicTable(rank, suit)
 
 
 def _rank_of(rank) -> str:
@@ -119,7 +126,7 @@ def _lead_vector(rules: Rules, lead) -> np.ndarray | None:
         return None
     vector = counts(lead, "lead")
     if rules.name == "classic":
-        if classic.lead_error(vector, vector, rules.table()) != OK:
+        if classic.lead_error(rules.table(), vector, vector) != OK:
             raise IllegalMove(f"the lead {list(lead)} is not one or more cards of one suit")
     elif _referee.lead_kind(rules.rank_index, rules.suit_index, vector)[0] == 0:
         raise IllegalMove(f"the lead {list(lead)} is not a single, a pair or a tractor")
@@ -208,7 +215,7 @@ def _error(rules: Rules, hand, lead, play) -> tuple[int, np.ndarray, np.ndarray,
     lead_vector = _lead_vector(rules, lead)
     if rules.name == "classic":
         t = rules.table()
-        code = (classic.lead_error(hand_vector, play_vector, t) if lead_vector is None else
+        code = (classic.lead_error(t, hand_vector, play_vector) if lead_vector is None else
                 classic.follow_error(t, hand_vector, classic.lead_format(t, lead_vector),
                                      play_vector))
     else:
