@@ -5,7 +5,8 @@ Measures: native random rounds per second (the C round loop with the random poli
 20,000), world-sampler deals per second (the unseen cards dealt to the three hidden seats,
 consistent with hand sizes and known voids, over a fixed set of positions from the start of a
 round to late rounds with voids; target 730,000), Python-driven random rounds per second (the
-`Round` interface an arena uses) and `legal_plays` calls per second. No peer Shengji referee
+`Round` interface an arena uses; `tractor`, and `classic`, which is pure Python) and
+`legal_plays` calls per second. No peer Shengji referee
 exists to compare with, so `peers` is empty.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from ...provenance import git_sha
 from . import _referee
-from .rules import counts, legal_plays
+from .rules import END, counts, legal_plays
 from .state import Round
 
 TARGETS = {"rounds_per_s": 20_000, "worlds_per_s": 730_000}
@@ -52,15 +53,19 @@ def _positions(n: int = 12):
     return out
 
 
-def _python_round(seed: int) -> int:
-    r = Round.new(seed)
+def _python_round(seed: int, rules: str = "tractor") -> int:
+    """One random round through the `Round` interface; huge move sets are built card by card
+    (a `classic` lead stops at one card, so that random leads are not mostly failed throws)."""
+    r = Round.new(seed, rules)
     rng = np.random.default_rng(seed)
     while not r.done:
         if r.count_legal() > 256:
             prefix = []
             while options := r.factored_options(prefix):
                 prefix.append(options[rng.integers(len(options))])
-            r.play(prefix)
+                if r.phase == "play" and not r._trick and rules == "classic":
+                    break
+            r.play([c for c in prefix if c != END])
         else:
             moves = r.legal_moves()
             r.play(moves[rng.integers(len(moves))])
@@ -81,6 +86,7 @@ def measure(seconds: float = 2.0) -> dict:
     worlds_per_s = len(rates) / sum(1.0 / r for r in rates)  # time-weighted over the positions
 
     py_rounds_per_s = _timed(lambda: _python_round(next(seed)), seconds)
+    classic_rounds_per_s = _timed(lambda: _python_round(next(seed), "classic"), seconds)
 
     r = Round.new(0)
     rng = np.random.default_rng(0)
@@ -100,7 +106,8 @@ def measure(seconds: float = 2.0) -> dict:
     legal_calls_per_s = _timed(calls, seconds)
     return {"rounds_per_s": rounds_per_s, "worlds_per_s": worlds_per_s,
             "worlds_per_s_min_position": min(rates),
-            "python_rounds_per_s": py_rounds_per_s, "legal_plays_calls_per_s": legal_calls_per_s}
+            "python_rounds_per_s": py_rounds_per_s, "classic_python_rounds_per_s": classic_rounds_per_s,
+            "legal_plays_calls_per_s": legal_calls_per_s}
 
 
 def run(args) -> int:
