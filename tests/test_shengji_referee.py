@@ -316,7 +316,7 @@ def test_bad_input_leaves_the_round_unchanged():
     assert r.to_json() == before and r.hands()[0] == hand
 
 
-def test_legal_moves_cap_and_factored_play():
+def test_legal_moves_refuses_beyond_the_cap_unless_asked():
     r = Round.new(0, levels=(2, 2))
     assert r.count_legal() == len(r.legal_moves())
     with pytest.raises(UserError, match="cap"):
