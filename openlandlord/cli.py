@@ -59,7 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--data", required=True)
     train.add_argument("--out", required=True)
     train.add_argument("--epochs", type=int, default=None)
-    train.add_argument("--config", default=None)
+    train.add_argument("--config", default=None,
+                       help="training config JSON (default distill/configs/default.json)")
+    train.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
+                       help="override one config field (repeatable), e.g. --set batch_size=128")
+    train.add_argument("--resume", action="store_true",
+                       help="continue the run in --out from its last epoch checkpoint")
 
     exp = sub.add_parser("export", help="export a checkpoint to Core ML")
     exp.add_argument("--checkpoint", required=True)
@@ -72,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--checkpoint", default=None)
     bench.add_argument("--json", default=None)
     bench.add_argument("--seconds", type=float, default=None, help="time budget per measurement")
+    bench.add_argument("--batch-sizes", dest="batch_sizes", default=None,
+                       help="train: comma-separated batch sizes to measure")
 
     ev = sub.add_parser("eval", help="mirrored-seat evaluation of one agent against another")
     ev.add_argument("--game", choices=GAMES, default="doudizhu")

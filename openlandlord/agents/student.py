@@ -1,0 +1,123 @@
+"""`student:PATH`: the trained MLX student as a player.
+
+PATH is a checkpoint directory (weights.safetensors + config.json) or a training run
+directory (its final checkpoint, else its `last` epoch checkpoint). The agent's scores are
+the student's logits over the legal moves, computed through the one featurizer.
+
+`scores_batch(items)` scores many positions in one forward pass (the eval arena batches
+concurrent games). A position's scores do not depend on what else is in the batch: every
+forward pass has a shape taken from a fixed set (states padded to the featurizer's
+maximum length, legal lists to a power-of-two bucket, batches to a fixed row count),
+and positions are grouped by bucket, so the same position always meets the same shapes.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import NotAvailable, UserError
+from . import Spec, check_options
+
+# Rows of every forward pass: a batch is split into, and padded up to, chunks of this many.
+ROWS = 32
+# Smallest legal-list bucket; buckets double from here.
+MIN_SLOTS = 8
+
+
+def resolve_checkpoint(path: str) -> str:
+    """The checkpoint directory that PATH names (see the module docstring)."""
+    if os.path.isfile(os.path.join(path, "config.json")):
+        return path
+    last = os.path.join(path, "last")
+    if os.path.isfile(os.path.join(last, "config.json")):
+        return last
+    if not os.path.isdir(path):
+        raise UserError(f"student checkpoint {path} does not exist")
+    raise UserError(f"{path} is neither a student checkpoint (no config.json) nor a training run "
+                    "with a finished epoch (no last/config.json)")
+
+
+def _slots(count: int) -> int:
+    slots = MIN_SLOTS
+    while slots < count:
+        slots *= 2
+    return slots
+
+
+class StudentAgent:
+    """The student at argmax or with its logits as scores (see the module docstring)."""
+
+    def __init__(self, directory: str):
+        from openlandlord import features
+        from openlandlord.model import load_checkpoint
+
+        self.directory = resolve_checkpoint(directory)
+        self.model, self.config, self.meta = load_checkpoint(self.directory)
+        self.game = self.meta.get("game", self.config.game)
+        dims = features.dims(self.game)
+        if str(dims["feature_version"]) != str(self.meta.get("feature_version")):
+            raise UserError(f"student {self.directory} was trained on {self.game} feature version "
+                            f"{self.meta.get('feature_version')}, this openlandlord featurizes version "
+                            f"{dims['feature_version']}: retrain it")
+        for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots"):
+            if dims[key] != getattr(self.config, key):
+                raise UserError(f"student {self.directory} has {key} {getattr(self.config, key)}, "
+                                f"the {self.game} featurizer gives {dims[key]}: retrain it")
+        self.tokens = int(dims["max_tokens"])
+        self.name = f"student:{directory}"
+
+    def scores(self, obs, legal) -> np.ndarray:
+        return self.scores_batch([(obs, legal)])[0]
+
+    def scores_batch(self, items) -> list[np.ndarray]:
+        """Logits over each (obs, legal) pair's legal moves, as `scores` would give them."""
+        from openlandlord import features
+
+        samples = []
+        for obs, legal in items:
+            if obs.game != self.game:
+                raise UserError(f"student {self.directory} plays {self.game}, not {obs.game}")
+            if not legal:
+                raise UserError("the student cannot score an empty legal move list")
+            sample = features.featurize(obs, legal)
+            if sample["state_tokens"].shape[0] > self.tokens:
+                raise UserError(f"a state of {sample['state_tokens'].shape[0]} tokens is longer than "
+                                f"the featurizer's maximum {self.tokens}")
+            samples.append(sample)
+        out: list[np.ndarray | None] = [None] * len(samples)
+        groups: dict[int, list[int]] = {}
+        for i, s in enumerate(samples):
+            groups.setdefault(_slots(s["actions"].shape[0]), []).append(i)
+        for slots, members in groups.items():
+            for start in range(0, len(members), ROWS):
+                chunk = members[start:start + ROWS]
+                logits = self._forward([samples[i] for i in chunk], slots)
+                for row, i in enumerate(chunk):
+                    out[i] = logits[row, :samples[i]["actions"].shape[0]].astype(np.float64)
+        return out
+
+    def _forward(self, samples: list[dict], slots: int) -> np.ndarray:
+        import mlx.core as mx
+        from openlandlord import features
+
+        padded = samples + [samples[0]] * (ROWS - len(samples))
+        batch = features.collate(padded, slots)
+        pad = self.tokens - batch["state_tokens"].shape[1]
+        if pad:
+            batch["state_tokens"] = np.pad(batch["state_tokens"], ((0, 0), (0, pad), (0, 0)))
+            batch["state_mask"] = np.pad(batch["state_mask"], ((0, 0), (0, pad)))
+        logits = self.model({k: mx.array(v) for k, v in batch.items()})["logits"]
+        return np.array(logits)
+
+
+def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
+    check_options(spec, {"path"})
+    path = spec.arg or spec.options.get("path")
+    if not path:
+        raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
+    return StudentAgent(path)
+
+
+def make_torch_student(spec: Spec, seed: int | None = None):
+    raise NotAvailable("the torch student (`torch:PATH`) is provided by export/, not this version")

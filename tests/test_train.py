@@ -1,0 +1,215 @@
+"""Training: a tiny run learns and writes the checkpoint, metrics and curves it promises; an
+interrupted run resumed equals an uninterrupted one; bad configs are one clear error (exit 2);
+two processes under mlx.launch follow the same trajectory as one."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from distill import train as tr
+from openlandlord.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+pytest.importorskip("openlandlord.games.doudizhu._referee")
+
+# A small, quick student; a high learning rate so two short epochs visibly learn.
+TINY = ["batch_size=32", "lr=0.005", "warmup_steps=5", "log_every=2", "eval_batch_size=64",
+        "model.d_model=16", "model.ff=32", "model.layers=1", "model.heads=2", "model.adapter_rank=2"]
+
+
+def tiny_config(**overrides):
+    cfg = tr.load_config(None, TINY, epochs=2)
+    return tr.config_from_dict({**cfg.to_dict(), **overrides})
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("train") / "data"
+    assert main(["generate", "--game", "doudizhu", "--teacher", "random", "--deals", "10",
+                 "--out", str(out), "--workers", "1", "--seed", "3"]) == 0
+    return str(out)
+
+
+@pytest.fixture(scope="module")
+def run(data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("train") / "run"
+    args = ["train", "--data", data, "--out", str(out), "--epochs", "2"]
+    for item in TINY:
+        args += ["--set", item]
+    assert main(args) == 0
+    return out
+
+
+def rows(run, kind):
+    return [r for r in map(json.loads, (run / "metrics.jsonl").read_text().splitlines()) if r["kind"] == kind]
+
+
+def test_two_epochs_learn_and_log(run):
+    epochs = rows(run, "epoch")
+    steps = rows(run, "step")
+    assert [r["epoch"] for r in epochs] == [1, 2]
+    assert epochs[1]["train_loss"] < epochs[0]["train_loss"]
+    assert steps[-1]["loss"] < steps[0]["loss"]
+    for key in ("val_top1", "val_kl", "val_value_mse", "val_belief_nll", "val_belief_ece"):
+        assert np.isfinite(epochs[-1][key]), key
+    assert 0.0 <= epochs[-1]["val_top1"] <= 1.0
+    assert epochs[-1]["val_kl"] >= 0.0
+    assert [r["step"] for r in steps] == sorted(r["step"] for r in steps)
+
+
+def test_checkpoint_files_and_keys(run):
+    for directory in (run, run / "last"):
+        meta = json.loads((directory / "config.json").read_text())
+        for key in ("architecture", "feature_version", "num_parameters", "game", "git_sha",
+                    "dataset_manifest_sha256", "config", "training"):
+            assert key in meta, key
+        assert meta["game"] == "doudizhu"
+        assert meta["config"]["d_model"] == 16
+        assert (directory / "weights.safetensors").is_file()
+    assert os.readlink(run / "last") == "epoch-0002"
+    assert not (run / "epoch-0001").exists()          # only the latest epoch is kept
+    assert (run / "last" / "optimizer.safetensors").is_file()
+    state = json.loads((run / "last" / "trainer.json").read_text())
+    assert state["epoch"] == 2 and state["step"] == rows(run, "epoch")[-1]["step"]
+    data_meta = json.loads((run / "config.json").read_text())
+    assert data_meta["dataset_manifest_sha256"] == tr.manifest_sha256(data_meta["dataset"])
+
+
+def test_curves_png(run):
+    pytest.importorskip("matplotlib")
+    assert (run / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def weights(directory):
+    return mx.load(str(Path(directory) / "weights.safetensors"))
+
+
+def test_resume_equals_uninterrupted(data, tmp_path):
+    cfg = tiny_config()
+    tr.train(data, str(tmp_path / "straight"), cfg, progress=False)
+    tr.train(data, str(tmp_path / "resumed"), cfg, stop_after=1, progress=False)
+    assert json.loads((tmp_path / "resumed" / "last" / "trainer.json").read_text())["epoch"] == 1
+    assert not (tmp_path / "resumed" / "weights.safetensors").exists()   # not finished yet
+    tr.train(data, str(tmp_path / "resumed"), cfg, resume=True, progress=False)
+    a, b = weights(tmp_path / "straight"), weights(tmp_path / "resumed")
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_allclose(np.array(a[k]), np.array(b[k]), rtol=0, atol=1e-6, err_msg=k)
+    straight = rows(tmp_path / "straight", "epoch")
+    resumed = rows(tmp_path / "resumed", "epoch")
+    assert [r["epoch"] for r in resumed] == [1, 2]
+    assert resumed[-1]["val_kl"] == pytest.approx(straight[-1]["val_kl"], abs=1e-6)
+
+
+def test_ablation_configs_load_and_build(data):
+    from openlandlord.model import LandlordFormerLite
+    names = sorted(p.name for p in tr.CONFIG_DIR.glob("*.json"))
+    assert "default.json" in names and len(names) >= 8
+    built = {}
+    for name in names:
+        cfg = tr.load_config(str(tr.CONFIG_DIR / name))
+        mcfg = tr.model_config(cfg, "doudizhu")
+        LandlordFormerLite(mcfg)
+        built[name] = mcfg
+    assert built["ablation_belief_off.json"].belief_mode == "off"
+    assert built["ablation_no_stop_grad.json"].belief_stop_grad is False
+    assert built["ablation_no_adapters.json"].use_adapters is False
+    assert built["ablation_no_deep_sets.json"].use_deep_sets is False
+    assert built["ablation_value_winloss.json"].value_target == "winloss"
+    assert built["ablation_belief_full.json"].belief_mode == "full"
+
+
+def test_an_ablation_trains(data, tmp_path):
+    cfg = tiny_config(belief_mode="off", belief_weight=0.0, use_deep_sets=False, epochs=1)
+    summary = tr.train(data, str(tmp_path / "ablation"), cfg, progress=False)
+    assert "val_belief_nll" not in summary and np.isfinite(summary["val_kl"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"epochs": 1, "learning_rate": 0.1}', "unknown key(s) learning_rate"),
+    ('{"epochs": "many"}', "epochs must be int"),
+    ('{"batch_size": 0}', "batch_size must be at least 1"),
+    ('{"model": {"depth": 3}}', "unknown model field(s) depth"),
+    ('{"belief_mode": "maybe"}', "belief_mode"),
+    ("[1, 2]", "must be a JSON object"),
+    ("{not json", "not valid JSON"),
+])
+def test_bad_config_exits_2(data, tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    assert main(["train", "--data", data, "--out", str(tmp_path / "o"), "--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not (tmp_path / "o" / "last").exists()
+
+
+def test_bad_set_and_missing_config_exit_2(data, tmp_path, capsys):
+    out = str(tmp_path / "o")
+    assert main(["train", "--data", data, "--out", out, "--set", "nonsense"]) == 2
+    assert "expected key=value" in capsys.readouterr().err
+    assert main(["train", "--data", data, "--out", out, "--config", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read training config" in capsys.readouterr().err
+
+
+def test_resume_refusals(data, run, tmp_path, capsys):
+    assert main(["train", "--data", data, "--out", str(run), "--epochs", "1"]) == 2
+    assert "already holds a training run" in capsys.readouterr().err
+    assert main(["train", "--data", data, "--out", str(tmp_path / "empty"), "--resume"]) == 2
+    assert "no checkpoint to resume" in capsys.readouterr().err
+    copy = tmp_path / "copy"
+    shutil.copytree(run, copy, symlinks=True)
+    args = ["train", "--data", data, "--out", str(copy), "--resume", "--epochs", "3"]
+    for item in TINY:
+        args += ["--set", item]
+    assert main(args + ["--set", "lr=0.1"]) == 2
+    assert "differs from the run's in lr" in capsys.readouterr().err
+
+
+def test_rank_batches_partition_the_global_batches():
+    order = np.random.default_rng(0).permutation(103)
+    one = [set(local) for local, _ in tr.rank_batches(order, 10, 0, 1)]
+    parts = [list(tr.rank_batches(order, 10, r, 2)) for r in range(2)]
+    for k, batch in enumerate(one):
+        union = {2 * i for i in parts[0][k][0]} | {2 * i + 1 for i in parts[1][k][0]}
+        assert union == batch
+        assert parts[0][k][1] == parts[1][k][1] == len(batch)
+
+
+def _launch_works():
+    if shutil.which("mlx.launch") is None:
+        return "mlx.launch is not installed"
+    return None
+
+
+@pytest.mark.skipif(_launch_works() is not None, reason=str(_launch_works()))
+def test_two_processes_match_one(data, tmp_path):
+    settings = TINY + ["shuffle=false", "epochs=1", "log_every=1"]
+    sets = [a for item in settings for a in ("--set", item)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENLANDLORD_BLAS="bundled")
+    one = subprocess.run([sys.executable, "-m", "openlandlord.cli", "train", "--data", data,
+                          "--out", str(tmp_path / "one")] + sets, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert one.returncode == 0, one.stderr[-2000:]
+    two = subprocess.run(["mlx.launch", "-n", "2", "--backend", "ring", "--", sys.executable, "-m",
+                          "openlandlord.cli", "train", "--data", data, "--out", str(tmp_path / "two")] + sets,
+                         env=env, capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    if two.returncode != 0 and "ring" in two.stderr.lower() and "connect" in two.stderr.lower():
+        pytest.skip(f"mlx.launch could not open its ring here: {two.stderr.strip()[-300:]}")
+    assert two.returncode == 0, two.stderr[-2000:]
+    # The same losses step by step, up to float summation order (each rank pads its own
+    # part of a batch). Weights are not compared: Adam turns the 1e-7 noise in gradients
+    # that are zero in exact arithmetic into lr-sized steps of either sign.
+    steps_one, steps_two = rows(tmp_path / "one", "step"), rows(tmp_path / "two", "step")
+    assert [r["step"] for r in steps_one] == [r["step"] for r in steps_two] and len(steps_one) > 5
+    for r1, r2 in zip(steps_one, steps_two):
+        assert r2["loss"] == pytest.approx(r1["loss"], rel=1e-4), r1["step"]
+    a, b = rows(tmp_path / "one", "epoch")[0], rows(tmp_path / "two", "epoch")[0]
+    for key in ("train_loss", "val_kl", "val_value_mse", "val_belief_nll", "val_top1"):
+        assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-5), key
+    assert json.loads((tmp_path / "two" / "config.json").read_text())["processes"] == 2
