@@ -56,7 +56,7 @@ class FeedForward(nn.Module):
         self.down = nn.Linear(hidden, dims)
 
     def forward(self, x):
-        return self.down(F.gelu(self.up(x)))
+        return self.down(F.relu(self.up(x)))
 
 
 class EncoderLayer(nn.Module):
@@ -114,7 +114,7 @@ class BeliefHead(nn.Module):
         return exact * fits * respects_voids
 
     def forward(self, summary, unseen, capacity, void):
-        h = F.gelu(self.hidden(summary).unsqueeze(1) + self.slot_embedding)
+        h = F.relu(self.hidden(summary).unsqueeze(1) + self.slot_embedding)
         allowed = self.allowed(unseen, capacity, void)
         logits = self.out(h) * allowed + (allowed - 1.0) * MASK_VALUE
         probs = torch.softmax(logits, dim=-1)
@@ -166,14 +166,14 @@ class LandlordFormerLite(nn.Module):
             memory_mask = torch.cat([state_mask, torch.ones_like(state_mask[:, :1])], dim=1)
             belief = {"belief_logits": logits, "belief_expect": expect}
         summary = masked_mean(memory, memory_mask)
-        value = torch.tanh(self.value_out(F.gelu(self.value_hidden(summary))))[:, 0]
+        value = torch.tanh(self.value_out(F.relu(self.value_hidden(summary))))[:, 0]
         return memory, memory_mask, belief, value
 
     def embed_actions(self, memory, memory_mask, actions, role):
         return self.action_layer(self.action_in(actions), memory, memory_mask)
 
     def pool(self, embeddings, action_mask):
-        h = F.gelu(self.set_phi(embeddings)) if self.config.use_deep_sets else embeddings
+        h = F.relu(self.set_phi(embeddings)) if self.config.use_deep_sets else embeddings
         m = action_mask.unsqueeze(-1)
         total = (h * m).sum(dim=1)
         count = m.sum(dim=1)
@@ -187,7 +187,7 @@ class LandlordFormerLite(nn.Module):
             total, count, maximum = pooled
             mean = total / torch.maximum(count, torch.ones_like(count))
             x = x + self.set_rho(torch.cat([mean, maximum], dim=-1)).unsqueeze(1)
-        logits = self.score_out(F.gelu(self.score_hidden(x)))[..., 0]
+        logits = self.score_out(F.relu(self.score_hidden(x)))[..., 0]
         if action_mask is not None:
             logits = logits * action_mask + (action_mask - 1.0) * MASK_VALUE
         return logits

@@ -166,7 +166,7 @@ class FeedForward(nn.Module):
         self.down = nn.Linear(hidden, dims)
 
     def __call__(self, x):
-        return self.down(nn.gelu(self.up(x)))
+        return self.down(nn.relu(self.up(x)))
 
 
 class EncoderLayer(nn.Module):
@@ -236,7 +236,7 @@ class BeliefHead(nn.Module):
         return (exact & fits & respects_voids).astype(mx.float32)
 
     def __call__(self, summary, unseen, capacity, void):
-        h = nn.gelu(self.hidden(summary)[:, None, :] + self.slot_embedding)
+        h = nn.relu(self.hidden(summary)[:, None, :] + self.slot_embedding)
         allowed = self.allowed(unseen, capacity, void)
         logits = self.out(h) * allowed + (allowed - 1.0) * MASK_VALUE
         probs = mx.softmax(logits, axis=-1)
@@ -292,7 +292,7 @@ class LandlordFormerLite(nn.Module):
             memory_mask = mx.concatenate([state_mask, mx.ones_like(state_mask[:, :1])], axis=1)
             belief = {"belief_logits": logits, "belief_expect": expect}
         summary = masked_mean(memory, memory_mask)
-        value = mx.tanh(self.value_out(nn.gelu(self.value_hidden(summary))))[:, 0]
+        value = mx.tanh(self.value_out(nn.relu(self.value_hidden(summary))))[:, 0]
         return memory, memory_mask, belief, value
 
     def embed_actions(self, memory, memory_mask, actions, role):
@@ -303,7 +303,7 @@ class LandlordFormerLite(nn.Module):
     def pool(self, embeddings, action_mask):
         """Deep Sets statistics of the legal set: (sum [B, d], count [B, 1], max [B, d]).
         They merge across chunks exactly with `merge_pools`."""
-        h = nn.gelu(self.set_phi(embeddings)) if self.config.use_deep_sets else embeddings
+        h = nn.relu(self.set_phi(embeddings)) if self.config.use_deep_sets else embeddings
         m = action_mask[..., None]
         total = (h * m).sum(axis=1)
         count = m.sum(axis=1)
@@ -318,7 +318,7 @@ class LandlordFormerLite(nn.Module):
             total, count, maximum = pooled
             mean = total / mx.maximum(count, 1.0)
             x = x + self.set_rho(mx.concatenate([mean, maximum], axis=-1))[:, None, :]
-        logits = self.score_out(nn.gelu(self.score_hidden(x)))[..., 0]
+        logits = self.score_out(nn.relu(self.score_hidden(x)))[..., 0]
         if action_mask is not None:
             logits = logits * action_mask + (action_mask - 1.0) * MASK_VALUE
         return logits
