@@ -50,10 +50,11 @@ import json
 import math
 import multiprocessing
 import os
+import queue
 import sys
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,7 +69,7 @@ from . import dealsets, ledger, stats
 
 POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team go up (-); "
                "points: attacker points it captured (+) or conceded (-)")
-LANES = 64          # games advanced together per worker when an agent batches
+LANES = 256         # games advanced together per worker when an agent batches
 LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many unless asked
 LIST_LIMIT = 20_000  # beyond this many legal plays, a play is built card by card instead
 SIDES = ("agent", "opponent")
@@ -240,10 +241,11 @@ def _build_play(agent, state, obs):
     return prefix
 
 
-def play_games(game: str, seatings: list[Seating], specs: tuple[str, str],
-               run_seed: int) -> tuple[list[dict], dict]:
+def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_seed: int,
+               on_game_over=None) -> tuple[list[dict], dict]:
     """Play `seatings` to the end; return one record per game (in the order given) and the
-    time spent deciding, per side: {side: [seconds, decisions]}."""
+    time spent deciding, per side: {side: [seconds, decisions]}. `on_game_over()` is called
+    as each game ends (the progress bar)."""
     mirror = MIRRORS[game]
     batched = any(hasattr(_prototype(spec, run_seed + side), "scores_batch")
                   for side, spec in enumerate(specs))
@@ -292,14 +294,25 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str],
                               seed=table.seating.seed, agent_seats=list(table.seating.agent_seats),
                               moves=table.moves)
                 records[index] = record
+                if on_game_over is not None:
+                    on_game_over()
             else:
                 still.append((index, table))
         tables = still
     return [records[i] for i in range(len(seatings))], timing
 
 
+_PROGRESS = None     # in a worker process: the queue that counts finished games
+
+
+def _init_worker(progress_queue):
+    global _PROGRESS
+    _PROGRESS = progress_queue
+
+
 def _play_chunk(game, seatings, specs, run_seed, job):
-    records, timing = play_games(game, seatings, specs, run_seed)
+    records, timing = play_games(game, seatings, specs, run_seed,
+                                 on_game_over=lambda: _PROGRESS.put(1))
     return job, records, timing
 
 
@@ -310,35 +323,54 @@ def default_workers() -> int:
 def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: int,
                workers: int | None = None, progress: bool = True) -> list[tuple[list[dict], dict]]:
     """Play every (agent, opponent) pair of `pairs` on the whole deal set, over `workers`
-    processes; per pair, the game records sorted by (deal, copy) and the timing per side."""
+    processes; per pair, the game records sorted by (deal, copy) and the timing per side.
+
+    Each worker gets two chunks of whole deals per pair: big chunks keep many games in
+    flight for a batching agent, two per worker even out the load."""
     mirror = MIRRORS[deal_set.game]
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
     by_deal = [mirror.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
-    per_job = max(1, math.ceil(len(by_deal) / (workers * 4))) if workers > 1 else len(by_deal)
+    per_job = max(1, math.ceil(len(by_deal) / (2 * workers))) if workers > 1 else len(by_deal)
     jobs = []
     for p, specs in enumerate(pairs):
         for start in range(0, len(by_deal), per_job):
             chunk = [s for deal in by_deal[start:start + per_job] for s in deal]
             jobs.append(((p, start), chunk, tuple(specs)))
     results = {}
-    bar = tqdm(total=len(by_deal) * len(pairs), unit="deal", disable=not progress or None,
-               desc=f"eval {deal_set.game}", file=sys.stderr)
-    copies = len(by_deal[0])
+    total_games = sum(len(chunk) for _, chunk, _ in jobs)
+    bar = tqdm(total=total_games, unit="game",
+               disable=not progress or None, desc=f"eval {deal_set.game}", file=sys.stderr)
     if workers == 1:
         for job, chunk, specs in jobs:
-            results[job] = play_games(deal_set.game, chunk, specs, seed)
-            bar.update(len(chunk) // copies)
+            results[job] = play_games(deal_set.game, chunk, specs, seed,
+                                      on_game_over=lambda: bar.update(1))
     else:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-            futures = [pool.submit(_play_chunk, deal_set.game, chunk, specs, seed, job)
-                       for job, chunk, specs in jobs]
-            for future in as_completed(futures):
-                job, records, timing = future.result()
-                results[job] = (records, timing)
-                bar.update(len(records) // copies)
+        finished_games = context.Queue()
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
+                                 initializer=_init_worker, initargs=(finished_games,)) as pool:
+            running = {pool.submit(_play_chunk, deal_set.game, chunk, specs, seed, job)
+                       for job, chunk, specs in jobs}
+            shown = 0
+            while running:
+                done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job, records, timing = future.result()
+                    results[job] = (records, timing)
+                while not finished_games.empty():
+                    count = finished_games.get()
+                    bar.update(count)
+                    shown += count
+            # A worker's last counts may trail its result through the queue.
+            while shown < total_games:
+                try:
+                    count = finished_games.get(timeout=5.0)
+                except queue.Empty:
+                    break
+                bar.update(count)
+                shown += count
     bar.close()
     out = []
     for p in range(len(pairs)):

@@ -43,13 +43,29 @@ def _without_timings(result):
     return {k: v for k, v in result.items() if k not in ("timing", "seconds", "workers")}
 
 
+class CountingBar:
+    """Stands in for tqdm: adds up the progress the arena reports."""
+    def __init__(self, total, **options):
+        self.total, self.n = total, 0
+
+    def update(self, n):
+        self.n += n
+
+    def close(self):
+        pass
+
+
 @pytest.mark.parametrize("game,opponent", [("doudizhu", "random"), ("shengji", "rule")])
-def test_worker_count_does_not_change_results(game, opponent):
+def test_worker_count_does_not_change_results(game, opponent, monkeypatch):
+    bars = []
+    monkeypatch.setattr(arena, "tqdm", lambda **kw: bars.append(CountingBar(**kw)) or bars[-1])
     deal_set = dealsets.adhoc(game, 8, seed=11)
-    one, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=1, progress=False)
-    two, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=3, progress=False)
+    one, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=1)
+    two, _ = arena.evaluate(game, "random", opponent, deal_set, seed=2, workers=3)
     assert _without_timings(one) == _without_timings(two)
     assert one["timing"]["agent"]["decisions"] == two["timing"]["agent"]["decisions"]
+    # Every game shows on the progress bar, from the worker processes too.
+    assert [(bar.total, bar.n) for bar in bars] == [(one["games"], one["games"])] * 2
 
 
 def test_league_ladder_and_ledger(tmp_path, ledger_file):
