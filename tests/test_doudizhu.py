@@ -363,3 +363,17 @@ def test_native_random_rollouts_finish_and_score():
     wins, total, moves = random_rollouts(500, 0)
     assert 0 < wins < 500 and moves > 500 * 10
     assert random_rollouts(500, 0) == (wins, total, moves)
+
+
+# -- text for people --------------------------------------------------------------------
+def test_render_and_explain_move():
+    from openlandlord.games.doudizhu import explain_move, render
+    g = Game.from_hands(["3344", "557", "668"])
+    g.play("33")
+    text = render(g.observation(1))
+    assert "to beat: 33 (seat 0)" in text and "your hand: 557" in text
+    assert explain_move("557", "33", "55") == ""
+    assert "does not beat" in explain_move("557", "66", "55")
+    assert "do not hold" in explain_move("557", "33", "77")
+    assert "not a Dou Dizhu move" in explain_move("557", "33", "57")
+    assert "must play" in explain_move("557", "", "")

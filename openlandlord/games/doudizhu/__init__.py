@@ -67,7 +67,8 @@ from ...errors import IllegalMove
 from ._referee import (ACTIONS, ACTION_ID, BIDDING_FLOWS, RANKS, ROLES, TYPE_NAMES, Game,
                        action_id, canonical, classify, deal, legal_moves, random_rollouts)
 from .observation import Observation
+from .text import explain_move, render
 
 __all__ = ["ACTIONS", "ACTION_ID", "BIDDING_FLOWS", "RANKS", "ROLES", "TYPE_NAMES", "Game",
            "IllegalMove", "Observation", "action_id", "canonical", "classify", "deal",
-           "legal_moves", "random_rollouts"]
+           "explain_move", "legal_moves", "random_rollouts", "render"]
