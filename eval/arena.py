@@ -12,7 +12,8 @@ What a game counts for the agent: Dou Dizhu, a win for its side and its signed s
 (payoff); Shengji, a win for its team, its score in levels (+ levels its team went up, -
 levels the other team went up) and its points (attacker points its team captured when
 attacking, minus those it conceded when declaring); a match, a win for the team that went
-past A and the final level margin as its score. Tail losses: Dou Dizhu games lost with a
+past A and the final level margin as its score; a void Dou Dizhu deal (nobody bid) has
+role "void", score 0 and counts half a win. Tail losses: Dou Dizhu games lost with a
 bomb or rocket played, or to a spring / anti-spring; Shengji deals where the agent declared
 and the attackers reached 120 points; and the worst and 5th-percentile game scores.
 
@@ -520,5 +521,6 @@ def run(args) -> int:
         print(f"report: {report.write_eval_report(result, args.report)}")
     ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
                   deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},
-                  result=ledger_figures(result), seeds={"seed": args.seed})
+                  result=ledger_figures(result), seeds={"seed": args.seed},
+                  path=getattr(args, "ledger", None))
     return 0

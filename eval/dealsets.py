@@ -45,6 +45,8 @@ COMMITTED = {
     "shengji-test-500": (3, "shengji", "test", 500, {"rules": "tractor"}),
     "shengji-match-dev-40": (4, "shengji", "dev", 40, {"rules": "tractor", "mode": "match"}),
     "shengji-match-test-100": (5, "shengji", "test", 100, {"rules": "tractor", "mode": "match"}),
+    "doudizhu-callrob-dev-300": (6, "doudizhu", "dev", 300, {"bidding": "call-rob"}),
+    "doudizhu-callrob-test-1000": (7, "doudizhu", "test", 1000, {"bidding": "call-rob"}),
 }
 
 

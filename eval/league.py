@@ -83,5 +83,5 @@ def run(args) -> int:
     ledger.append("league", game=args.game, agents=args.agents, deal_set=result["deal_set"],
                   counts={"deals": result["deals"], "pairs": len(result["pairs"]),
                           "games": sum(p["games"] for p in result["pairs"])},
-                  result=result, seeds={"seed": args.seed})
+                  result=result, seeds={"seed": args.seed}, path=getattr(args, "ledger", None))
     return 0

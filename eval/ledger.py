@@ -2,7 +2,8 @@
 number quoted anywhere can be traced to the code, agents, deals and seeds that made it.
 
 Default path `data/runs/ledger.jsonl` (git-ignored); the environment variable
-`OPENLANDLORD_LEDGER` points it elsewhere. Every line holds at least `LEDGER_KEYS`.
+`OPENLANDLORD_LEDGER` points it elsewhere, and a command's `--ledger FILE` (where the
+command line offers one) wins over both. Every line holds at least `LEDGER_KEYS`.
 """
 from __future__ import annotations
 
