@@ -268,7 +268,8 @@ def _to_mx(batch: dict) -> dict:
 def make_schedule(cfg: TrainConfig, total_steps: int):
     import mlx.optimizers as optim
 
-    warmup = min(cfg.warmup_steps, max(total_steps - 1, 0))
+    # Warmup is capped at half the run, so that a short run still decays.
+    warmup = min(cfg.warmup_steps, total_steps // 2)
     decay = optim.cosine_decay(cfg.lr, max(total_steps - warmup, 1), cfg.min_lr)
     if warmup == 0:
         return decay
@@ -300,9 +301,7 @@ class Trainer:
             if distributed:
                 # share = this rank's rows / the global batch's rows: the weighted sum over
                 # ranks is the gradient of the global batch's mean loss.
-                grads = _tree_map(lambda g: mx.distributed.all_sum(g * share, group=group), grads)
-                total = mx.distributed.all_sum(total * share, group=group)
-                parts = {k: mx.distributed.all_sum(v * share, group=group) for k, v in parts.items()}
+                grads, total, parts = _all_sum_scaled(grads, total, parts, share, group)
             if cfg.grad_clip > 0:
                 grads, _ = optim.clip_grad_norm(grads, cfg.grad_clip)
             self.optimizer.update(self.model, grads)
@@ -331,10 +330,9 @@ class Trainer:
         import mlx.optimizers as optim
 
         zeros = _tree_map(mx.zeros_like, self.model.trainable_parameters())
-        grads = _tree_map(lambda g: mx.distributed.all_sum(g, group=self.group), zeros)
-        total = mx.distributed.all_sum(mx.array(0.0), group=self.group)
-        parts = {k: mx.distributed.all_sum(mx.array(0.0), group=self.group)
-                 for k in ("policy", "value", "belief")}
+        nothing = mx.array(0.0)
+        grads, total, parts = _all_sum_scaled(zeros, nothing, dict.fromkeys(("policy", "value", "belief"), nothing),
+                                              nothing, self.group)
         if self.cfg.grad_clip > 0:
             grads, _ = optim.clip_grad_norm(grads, self.cfg.grad_clip)
         self.optimizer.update(self.model, grads)
@@ -347,6 +345,24 @@ class Trainer:
     @property
     def step_count(self) -> int:
         return int(self.optimizer.state["step"])
+
+
+def _all_sum_scaled(grads, total, parts, share, group):
+    """Sum share * (gradients, loss, loss parts) over the ranks in one all_sum: one message
+    per step instead of one per parameter array (each costs a round trip on the ring)."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten, tree_unflatten
+
+    flat = tree_flatten(grads)
+    keys = sorted(parts)
+    scalars = mx.stack([total] + [parts[k] for k in keys])
+    summed = mx.distributed.all_sum(
+        mx.concatenate([g.reshape(-1) for _, g in flat] + [scalars]) * share, group=group)
+    out, offset = [], 0
+    for name, g in flat:
+        out.append((name, summed[offset:offset + g.size].reshape(g.shape)))
+        offset += g.size
+    return tree_unflatten(out), summed[offset], {k: summed[offset + 1 + i] for i, k in enumerate(keys)}
 
 
 def _tree_map(fn, tree):
@@ -507,7 +523,8 @@ def plot_curves(metrics_path: Path, png: Path) -> bool:
             axes[2].plot([r["epoch"] for r in epochs], [r[key] for r in epochs], marker="o", label=key)
     axes[2].set(title="agreement and calibration", xlabel="epoch")
     for ax in axes:
-        ax.legend()
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
         ax.grid(alpha=0.3)
     fig.tight_layout()
     tmp = png.with_suffix(".tmp.png")
@@ -609,7 +626,9 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
                      "dataset_manifest_sha256": data_hash, "git_sha": git_sha(),
                      "shuffle_rule": "epoch e visits the split in numpy default_rng([seed, e]).permutation"}
             save_epoch(out_dir, trainer, state, {**extra, "epoch": epoch, "metrics": _scalars(summary)})
-            plot_curves(metrics_path, out_dir / CURVES)
+            # Plotting costs seconds (matplotlib's import): every epoch only in long runs.
+            if epoch == last_epoch or elapsed > 30:
+                plot_curves(metrics_path, out_dir / CURVES)
             print(_epoch_line(summary), file=sys.stderr)
         _barrier(group)
     if rank == 0 and last_epoch == cfg.epochs and summary:
