@@ -109,7 +109,7 @@ def test_converted_package_spec_and_mil_evaluation(checkpoint, tmp_path, precisi
     assert main["inputs"] == {"state_tokens": ((1, TOKENS, 48), "float32"), "state_mask": ((1, TOKENS), "float32"),
                               "role": ((1,), "int32"), "unseen": ((1, 15), "int32"),
                               "capacity": ((1, 2), "int32"), "void": ((1, 2, 15), "float32"),
-                              "actions": ((1, SLOTS, 96), "float32"), "action_mask": ((1, SLOTS), "float32")}
+                              "actions": ((1, SLOTS, 103), "float32"), "action_mask": ((1, SLOTS), "float32")}
     assert main["outputs"] == ["logits", "value", "belief_expect"]
     assert info["functions"]["score"]["outputs"] == ["logits"]
     meta = info["metadata"]
@@ -134,5 +134,5 @@ def test_export_command_at_default_shapes(tmp_path, capsys):
     save_checkpoint(str(tmp_path / "ckpt"), LandlordFormerLite(cfg), cfg)
     out = str(tmp_path / "student.mlpackage")
     run(argparse.Namespace(checkpoint=str(tmp_path / "ckpt"), out=out, precision="fp16"))
-    assert "64 action slots x 64 state tokens" in capsys.readouterr().out
-    assert describe(out)["functions"]["main"]["inputs"]["actions"] == ((1, 64, 96), "float32")
+    assert "64 action slots x 34 state tokens" in capsys.readouterr().out
+    assert describe(out)["functions"]["main"]["inputs"]["actions"] == ((1, 64, 103), "float32")

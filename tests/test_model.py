@@ -39,8 +39,18 @@ def as_mx(batch):
 def test_default_doudizhu_student_has_about_139k_parameters():
     n = num_parameters(LandlordFormerLite(DDZ))
     assert 125_000 <= n <= 155_000, n
-    # Adapters: 2 sites x 3 roles x (64x8 down + 8x64 up).
-    assert n - num_parameters(LandlordFormerLite(ModelConfig.for_game("doudizhu", use_adapters=False))) == 6144
+    # Adapters: 2 sites x 4 roles (3 seats, bidding) x (64x8 down + 8x64 up).
+    assert n - num_parameters(LandlordFormerLite(ModelConfig.for_game("doudizhu", use_adapters=False))) == 8192
+
+
+def test_doudizhu_preset_matches_the_featurizer():
+    from openlandlord import features
+
+    dims = features.dims("doudizhu")
+    for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
+                "belief_max_count"):
+        assert getattr(DDZ, key) == dims[key], key
+    assert DDZ.max_state_tokens == dims["max_tokens"]
 
 
 def test_compositions_cover_every_split_once():
