@@ -9,7 +9,7 @@ for native callers is documented in `_referee.pxd`.
 import json
 from itertools import combinations, combinations_with_replacement
 
-from libc.stdint cimport uint64_t, int32_t, uint8_t
+from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libc.stdlib cimport malloc, free
 
 from ...errors import IllegalMove, UserError
@@ -27,6 +27,14 @@ cdef extern from *:
     #define DDZ_GUARD 0x888888888888888ULL  /* bit 3 of each of the 15 rank nibbles */
     """
     const uint64_t GUARD "DDZ_GUARD"
+
+cdef enum:   # the shape a hand needs before a group's moves are worth scanning
+    NEED_NOTHING = 0
+    NEED_TRIO = 1
+    NEED_FOUR = 2
+    NEED_RUN5 = 3       # five consecutive ranks 3..A (straights)
+    NEED_PAIR_RUN3 = 4  # three consecutive pairs (pair chains)
+    NEED_TRIO_RUN2 = 5  # two consecutive trios (planes)
 
 cdef enum:
     MAX_BLOCKS = 512
@@ -52,6 +60,7 @@ cdef uint64_t _blk_core[MAX_BLOCKS]
 cdef int32_t _blk_first[MAX_BLOCKS + 1]
 cdef int32_t _blk_rank[MAX_BLOCKS]
 cdef int32_t _grp_first[MAX_GROUPS + 1]
+cdef uint8_t _grp_need[MAX_GROUPS]  # what a hand must have for any move of the group (NEED_*)
 cdef int _n_blocks = 0
 cdef int _n_groups = 0
 cdef int _bomb_group = 0
@@ -151,8 +160,13 @@ def _build_table():
     _act_len[0] = 0
     _act_ncards[0] = 0
     _act_group[0] = -1
+    need = {T_TRIO: NEED_TRIO, T_TRIO_SINGLE: NEED_TRIO, T_TRIO_PAIR: NEED_TRIO,
+            T_STRAIGHT: NEED_RUN5, T_PAIR_CHAIN: NEED_PAIR_RUN3, T_PLANE: NEED_TRIO_RUN2,
+            T_PLANE_SINGLE: NEED_TRIO_RUN2, T_PLANE_PAIR: NEED_TRIO_RUN2,
+            T_FOUR_TWO_SINGLES: NEED_FOUR, T_FOUR_TWO_PAIRS: NEED_FOUR, T_BOMB: NEED_FOUR}
     for typ, length, blocks in _action_groups():
         _grp_first[g] = b
+        _grp_need[g] = need.get(typ, NEED_NOTHING)
         if typ == T_BOMB:
             _bomb_group = g
         for rank, core, variants in blocks:
@@ -240,10 +254,40 @@ cdef inline int _emit_blocks(uint64_t hand, int b0, int b1, int32_t* out, int n)
                     n += 1
     return n
 
+cdef int _lead(uint64_t hand, int32_t* out) noexcept nogil:
+    # Rank masks of the hand (bit r: at least 1, 2, 3, 4 of rank r) let whole groups be
+    # skipped: most hands have no bomb, few have a plane, and late hands have no straight.
+    cdef uint32_t m1 = 0, m2 = 0, m3 = 0, m4 = 0, chain1, chain2, chain3
+    cdef int r, c, g, n = 0
+    cdef bint have[6]
+    for r in range(15):
+        c = (hand >> (4 * r)) & 0xF
+        if c >= 1:
+            m1 |= 1u << r
+            if c >= 2:
+                m2 |= 1u << r
+                if c >= 3:
+                    m3 |= 1u << r
+                    if c == 4:
+                        m4 |= 1u << r
+    chain1 = m1 & 0xFFF
+    chain2 = m2 & 0xFFF
+    chain3 = m3 & 0xFFF
+    have[NEED_NOTHING] = True
+    have[NEED_TRIO] = m3 != 0
+    have[NEED_FOUR] = m4 != 0
+    have[NEED_RUN5] = (chain1 & (chain1 >> 1) & (chain1 >> 2) & (chain1 >> 3) & (chain1 >> 4)) != 0
+    have[NEED_PAIR_RUN3] = (chain2 & (chain2 >> 1) & (chain2 >> 2)) != 0
+    have[NEED_TRIO_RUN2] = (chain3 & (chain3 >> 1)) != 0
+    for g in range(_n_groups):
+        if have[_grp_need[g]]:
+            n = _emit_blocks(hand, _grp_first[g], _grp_first[g + 1], out, n)
+    return n
+
 cdef int legal_from_hand(uint64_t hand, int to_beat, int32_t* out) noexcept nogil:
     cdef int n, t, g, b, end
     if to_beat == 0:
-        return _emit_blocks(hand, 0, _n_blocks, out, 0)
+        return _lead(hand, out)
     out[0] = 0
     n = 1
     t = _act_type[to_beat]
