@@ -1,0 +1,237 @@
+"""`pimc:worlds=N,rollout=rule`: the built-in search teacher (Perfect Information Monte Carlo).
+
+At a decision with more than one legal move it samples N worlds consistent with everything
+the seat knows, forces each legal move in each world, plays every world to the end natively
+with a rollout policy and scores each move by its mean final signed score for the seat's
+side. The worlds are the same for every move (common random numbers) and come from the
+agent's own RNG (seeded by `make(spec, seed)`), so the same seed and position give the same
+scores. Sampling, rollouts and the search loop run in Cython (`_pimc_doudizhu.pyx`,
+`_pimc_shengji.pyx`); this module turns an observation into their arguments. docs/pimc.md
+has the details and the measured strength and speed.
+
+Options: `worlds` (default 96), `rollout` (`rule`, the default, or `random`), `cap` (default
+24: at most this many moves are searched; beyond it the rule policy picks the candidates and
+the other moves score below every searched one, in the rule policy's order).
+
+Scores. Dou Dizhu: the seat's zero-sum payoff (base stake, bombs, rocket, spring and doubles
+as settled by the referee). Shengji: the signed levels the seat's team goes up (what the
+arena reports per deal), plus the signed card-point margin / 1000 to break ties between moves
+of equal level outcome. Bidding decisions in Dou Dizhu are not searched: they take the rule
+bot's bidding (`DouDizhuRuleBot.bid_scores`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import Spec, check_options, option
+from ..errors import UserError
+
+ROLLOUTS = ("rule", "random")
+DEFAULT_WORLDS = 96
+DEFAULT_CAP = 24
+
+
+class PimcAgent:
+    """The PIMC teacher for whichever game the observation comes from."""
+
+    def __init__(self, worlds: int = DEFAULT_WORLDS, rollout: str = "rule",
+                 cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc"):
+        if worlds < 1:
+            raise UserError(f"pimc needs worlds >= 1, got {worlds}")
+        if rollout not in ROLLOUTS:
+            raise UserError(f"unknown pimc rollout {rollout!r}; choose one of {', '.join(ROLLOUTS)}")
+        if cap < 1:
+            raise UserError(f"pimc needs cap >= 1, got {cap}")
+        self.name = name
+        self.worlds = worlds
+        self.rollout = rollout
+        self.cap = cap
+        self.rng = np.random.default_rng(seed)
+        self._bidder = None
+
+    def scores(self, obs, legal) -> np.ndarray:
+        if len(legal) == 0:
+            raise UserError("pimc was asked to score an empty legal move list")
+        if len(legal) == 1:
+            return np.zeros(1)          # a forced move: nothing to search
+        if obs.game == "doudizhu":
+            if obs.phase == "bidding":
+                return self._bid_scores(obs, legal)
+            return self._search(legal, _DoudizhuDecision(obs, legal))
+        if obs.game == "shengji":
+            return self._search(legal, _ShengjiDecision(obs, legal))
+        raise UserError(f"the pimc agent has no search for game {obs.game!r}")
+
+    def choose_play(self, obs) -> tuple:
+        """A Shengji follow too large to list (a void seat answering a long tractor): the
+        expert rule bot builds it card by card; it is not searched."""
+        from .shengji_rule import choose_play
+        return choose_play(obs, "expert", self.rng)
+
+    def _bid_scores(self, obs, legal) -> np.ndarray:
+        if self._bidder is None:
+            from .doudizhu_rule import DouDizhuRuleBot
+            self._bidder = DouDizhuRuleBot("normal")
+        return self._bidder.bid_scores(obs, legal)
+
+    def _search(self, legal, decision) -> np.ndarray:
+        """Search the candidates (all moves, or the rule policy's top `cap`) by successive
+        halving over one sequence of worlds: every candidate is played in the first quarter
+        of the worlds, the better half of them in the first half, the better half of those in
+        all of them. A move's score is its mean over the worlds it was played in, capped
+        just below every move that was searched further; moves outside the candidates score
+        below every searched one, in the rule policy's order."""
+        n = len(legal)
+        if n <= self.cap:
+            alive = np.arange(n)
+        else:
+            order = np.argsort(-np.asarray(decision.rule_scores(), dtype=np.float64), kind="stable")
+            alive = np.sort(order[:self.cap])
+        searched = alive
+        seed = int(self.rng.integers(2**63))
+        stages = sorted({max(1, self.worlds // 4), max(1, self.worlds // 2), self.worlds})
+        total = np.zeros(n)
+        seen = np.zeros(n, dtype=np.int64)
+        done = 0
+        for i, end in enumerate(stages):
+            means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed))
+            total[alive] += means * (end - done)
+            seen[alive] = end
+            done = end
+            if i + 1 < len(stages) and len(alive) > 2:
+                keep = max(2, (len(alive) + 1) // 2)
+                mean = total[alive] / end
+                alive = np.sort(alive[np.argsort(-mean, kind="stable")[:keep]])
+        out = np.full(n, -np.inf)
+        out[searched] = total[searched] / seen[searched]
+        floor = np.inf
+        for worlds in sorted(set(seen[searched].tolist()), reverse=True):
+            group = searched[seen[searched] == worlds]
+            out[group] = np.minimum(out[group], np.nextafter(floor, -np.inf))
+            floor = min(floor, out[group].min())
+        if len(searched) < n:
+            rest = order[self.cap:]
+            out[rest] = floor - 1.0 - np.arange(len(rest)) / len(rest)
+        return out
+
+
+class _DoudizhuDecision:
+    """One Dou Dizhu play decision as the native search needs it."""
+
+    def __init__(self, obs, legal):
+        from ..games.doudizhu import ACTION_ID, classify
+        if obs.landlord is None:
+            raise UserError("pimc: a Dou Dizhu play decision without a landlord")
+        self.obs = obs
+        self.moves = [ACTION_ID[m] for m in legal]
+        self.hand = _packed(obs.hand)
+        played = [_packed(cards) for cards in obs.played]
+        self.unseen = _FULL_DECK - self.hand - sum(played)
+        self.plays = [0, 0, 0]
+        self.bombs = self.rockets = 0
+        for seat, move in obs.plays:
+            if move:
+                self.plays[seat] += 1
+                kind = classify(move)[0]
+                self.bombs += kind == "bomb"
+                self.rockets += kind == "rocket"
+        lord = obs.landlord
+        self.lord_keeps = 0
+        if obs.seat != lord:
+            kitty, gone = _packed(obs.kitty), played[lord]
+            for r in range(15):
+                keep = ((kitty >> 4 * r) & 0xF) - ((gone >> 4 * r) & 0xF)
+                if keep > 0:
+                    self.lord_keeps += keep << 4 * r
+        if obs.bidding == "points":
+            self.base = max([int(a[3:]) for _, a in obs.bids if a.startswith("bid")], default=1)
+        elif obs.bidding == "call-rob":
+            self.base = 1 << obs.robs
+        else:
+            self.base = 1
+        if obs.bidding == "call-rob":
+            lord_double = 2 if obs.doubled[lord] else 1
+            self.factor = [lord_double * (2 if obs.doubled[f] else 1) for f in range(3)]
+        else:
+            self.factor = [1, 1, 1]
+        self.to_beat = ACTION_ID[obs.to_beat] if obs.to_beat else 0
+        self.to_beat_seat = obs.to_beat_seat if obs.to_beat else -1
+
+    def rule_scores(self):
+        from . import _pimc_doudizhu as native
+        o = self.obs
+        return native.rule_scores(self.hand, o.seat, o.landlord, o.cards_left, self.to_beat,
+                                  self.to_beat_seat, self.unseen, self.moves)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc_doudizhu as native
+        o = self.obs
+        try:
+            return native.search(self.hand, o.seat, o.landlord, o.cards_left, self.plays,
+                                 self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
+                                 self.base, self.factor, self.unseen, self.lord_keeps,
+                                 [self.moves[k] for k in which], skip, worlds, rollout, seed)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+
+class _ShengjiDecision:
+    """One Shengji play decision as the native search needs it."""
+
+    def __init__(self, obs, legal):
+        from ..games.shengji import Rules
+        from ..games.shengji.rules import CATS, counts
+        if obs.rules != "tractor":
+            raise UserError(f"pimc searches the Shengji tractor ruleset only, not {obs.rules!r}")
+        self.obs = obs
+        self.legal = legal
+        self.rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
+        self.hand = counts(list(obs.hand)).astype(np.uint8)
+        seen = self.hand.astype(np.int16)
+        for _, trick, _ in obs.tricks:
+            for _, cards in trick:
+                seen += counts(cards)
+        self.trick = [counts(cards).astype(np.uint8) for _, cards in obs.trick]
+        for vector in self.trick:
+            seen += vector
+        self.unseen = (2 - seen).astype(np.uint8)
+        others = [(obs.seat + k) % 4 for k in (1, 2, 3)]
+        self.sizes = [obs.cards_left[o] for o in others]
+        self.masks = [sum(1 << CATS.index(c) for c in obs.voids[o]) for o in others]
+        self.leader = obs.trick[0][0] if obs.trick else obs.seat
+        self.plays = [counts(play).astype(np.uint8) for play in legal]
+
+    def rule_scores(self):
+        from .shengji_rule import ShengjiRuleBot
+        return ShengjiRuleBot("expert").scores(self.obs, self.legal)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc_shengji as native
+        o = self.obs
+        try:
+            return native.search(self.rules.rank_index, self.rules.suit_index, self.hand, o.seat,
+                                 self.leader, self.trick, o.declarers, o.attacker_points,
+                                 self.unseen, self.sizes, self.masks,
+                                 [self.plays[k] for k in which], skip, worlds, rollout,
+                                 seed)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+
+_RANK = {ch: r for r, ch in enumerate("3456789TJQKA2BR")}
+_FULL_DECK = sum(4 << 4 * r for r in range(13)) + (1 << 4 * 13) + (1 << 4 * 14)
+
+
+def _packed(cards: str) -> int:
+    """Dou Dizhu cards as the referee's packed rank counts (4 bits per rank)."""
+    return sum(1 << 4 * _RANK[ch] for ch in cards)
+
+
+def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
+    check_options(spec, {"worlds", "rollout", "cap"})
+    if spec.arg is not None:
+        raise UserError(f"agent spec {spec.text!r}: pimc takes key=value options, e.g. "
+                        "'pimc:worlds=32,rollout=rule'")
+    return PimcAgent(worlds=option(spec, "worlds", DEFAULT_WORLDS, int),
+                     rollout=option(spec, "rollout", "rule", str).strip().lower(),
+                     cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text)
