@@ -318,3 +318,12 @@ def test_world_sampler_deals_the_hidden_kitty_too():
             assert len(hand) == obs.cards_left[(seat + 1 + k) % 4]
     dealer_view = sample_worlds(r.observation(0), 5, seed=3)
     assert all(len(w) == 3 for w in dealer_view)
+
+
+def test_regression_classic_round_deals_before_the_burial():
+    # Bug: the shared classic setup marked the deal as finished, so a fresh round skipped the
+    # deal and started play with four empty hands.
+    r = Round.new(0, "classic")
+    while r.phase == "declare":
+        r.play(())
+    assert [len(h) for h in r.hands()] == [33, 25, 25, 25] and len(r.kitty()) == 8
