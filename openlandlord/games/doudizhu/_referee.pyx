@@ -201,6 +201,7 @@ def _build_table():
 
 ACTIONS = _build_table()
 ACTION_ID = {s: i for i, s in enumerate(ACTIONS)}
+cdef dict _ACTION_ID = ACTION_ID
 cdef dict _PACKED_ID = {_act_packed[i]: i for i in range(N_ACTIONS)}
 cdef tuple _ACTIONS = ACTIONS
 
@@ -490,7 +491,7 @@ cdef uint64_t _parse(str cards, str what) except? 0xFFFFFFFFFFFFFFFF:
 
 cdef int _action_of(str move, str what) except -1:
     """Action id of a move string in any order, or IllegalMove saying why not."""
-    a = ACTION_ID.get(move)
+    a = _ACTION_ID.get(move)
     if a is not None:
         return a
     p = _parse(move, what)
