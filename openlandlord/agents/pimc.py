@@ -9,7 +9,8 @@ scores. Sampling, rollouts and the search loop run in Cython (`_pimc_doudizhu.py
 `_pimc_shengji.pyx`); this module turns an observation into their arguments. docs/pimc.md
 has the details and the measured strength and speed.
 
-Options: `worlds` (default 96), `rollout` (`rule`, the default, or `random`), `cap` (default
+Options: `worlds` (default 96 in Dou Dizhu, 16 in Shengji, whose rollouts are several times
+longer), `rollout` (`rule`, the default, or `random`), `cap` (default
 24: at most this many moves are searched; beyond it the rule policy picks the candidates and
 the other moves score below every searched one, in the rule policy's order).
 
@@ -27,16 +28,16 @@ from . import Spec, check_options, option
 from ..errors import UserError
 
 ROLLOUTS = ("rule", "random")
-DEFAULT_WORLDS = 96
+DEFAULT_WORLDS = {"doudizhu": 96, "shengji": 16}
 DEFAULT_CAP = 24
 
 
 class PimcAgent:
     """The PIMC teacher for whichever game the observation comes from."""
 
-    def __init__(self, worlds: int = DEFAULT_WORLDS, rollout: str = "rule",
+    def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc"):
-        if worlds < 1:
+        if worlds is not None and worlds < 1:
             raise UserError(f"pimc needs worlds >= 1, got {worlds}")
         if rollout not in ROLLOUTS:
             raise UserError(f"unknown pimc rollout {rollout!r}; choose one of {', '.join(ROLLOUTS)}")
@@ -57,9 +58,9 @@ class PimcAgent:
         if obs.game == "doudizhu":
             if obs.phase == "bidding":
                 return self._bid_scores(obs, legal)
-            return self._search(legal, _DoudizhuDecision(obs, legal))
+            return self._search(legal, _DoudizhuDecision(obs, legal), obs.game)
         if obs.game == "shengji":
-            return self._search(legal, _ShengjiDecision(obs, legal))
+            return self._search(legal, _ShengjiDecision(obs, legal), obs.game)
         raise UserError(f"the pimc agent has no search for game {obs.game!r}")
 
     def choose_play(self, obs) -> tuple:
@@ -74,7 +75,7 @@ class PimcAgent:
             self._bidder = DouDizhuRuleBot("normal")
         return self._bidder.bid_scores(obs, legal)
 
-    def _search(self, legal, decision) -> np.ndarray:
+    def _search(self, legal, decision, game: str) -> np.ndarray:
         """Search the candidates (all moves, or the rule policy's top `cap`) by successive
         halving over one sequence of worlds: every candidate is played in the first quarter
         of the worlds, the better half of them in the first half, the better half of those in
@@ -89,7 +90,8 @@ class PimcAgent:
             alive = np.sort(order[:self.cap])
         searched = alive
         seed = int(self.rng.integers(2**63))
-        stages = sorted({max(1, self.worlds // 4), max(1, self.worlds // 2), self.worlds})
+        worlds = self.worlds or DEFAULT_WORLDS[game]
+        stages = sorted({max(1, worlds // 4), max(1, worlds // 2), worlds})
         total = np.zeros(n)
         seen = np.zeros(n, dtype=np.int64)
         done = 0
@@ -105,8 +107,8 @@ class PimcAgent:
         out = np.full(n, -np.inf)
         out[searched] = total[searched] / seen[searched]
         floor = np.inf
-        for worlds in sorted(set(seen[searched].tolist()), reverse=True):
-            group = searched[seen[searched] == worlds]
+        for count in sorted(set(seen[searched].tolist()), reverse=True):
+            group = searched[seen[searched] == count]
             out[group] = np.minimum(out[group], np.nextafter(floor, -np.inf))
             floor = min(floor, out[group].min())
         if len(searched) < n:
@@ -232,6 +234,6 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     if spec.arg is not None:
         raise UserError(f"agent spec {spec.text!r}: pimc takes key=value options, e.g. "
                         "'pimc:worlds=32,rollout=rule'")
-    return PimcAgent(worlds=option(spec, "worlds", DEFAULT_WORLDS, int),
+    return PimcAgent(worlds=option(spec, "worlds", None, int),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text)
