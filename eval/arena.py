@@ -474,7 +474,8 @@ def format_table(result: dict) -> str:
 
     points = "mean_points" in result
     lines = [f"{result['agent']} vs {result['opponent']} ({result['game']}, "
-             f"{result['deal_set']['name']}: {result['deals']} deals, {result['games']} games)",
+             f"{result['deal_set']['name']}: {result['deals']} "
+             f"{'matches' if result['mode'] == 'match' else 'deals'}, {result['games']} games)",
              f"{'':14}{'games':>7}  {'win rate [95% CI]':<24}{'mean score [95% CI]':<27}"
              + ("mean points [95% CI]" if points else "")]
     rows = [("all", result)] + list(result["per_role"].items())
