@@ -10,7 +10,7 @@ from openlandlord.agents import _pimc_shengji as native_sj
 from openlandlord.agents.pimc import PimcAgent, _DoudizhuDecision, _packed, _ShengjiDecision
 from openlandlord.errors import UserError
 from openlandlord.games.doudizhu import Game
-from openlandlord.games.shengji import Observation, Round, Rules, legal_plays
+from openlandlord.games.shengji import Observation, Round, Rules, is_legal
 
 
 def ddz_position(seed, plies, bidding="none"):
@@ -204,3 +204,16 @@ def test_random_positions_of_both_games(seed):
     assert scores.shape == (len(legal),) and np.isfinite(scores).all()
     if len(legal) > 1:
         assert np.abs(scores).max() <= 3.3      # levels up, plus the margin tie-break
+
+
+def test_shengji_follow_too_large_to_list_is_built_by_the_rule_bot():
+    # Seat 3, void in hearts, answers a 6-pair heart tractor: millions of legal follows.
+    hand = ("3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD", "3C", "4C",
+            "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC", "3S", "4S", "BJ")
+    lead = ("8H", "8H", "9H", "9H", "TH", "TH", "JH", "JH", "QH", "QH", "KH", "KH")
+    obs = Observation(game="shengji", seat=3, phase="play", rules="tractor", trump_rank="2",
+                      trump_suit="S", hand=hand, declarers=0, dealer=0, levels=(2, 2),
+                      current_seat=3, leader=1, trick=((1, lead),), tricks=(),
+                      attacker_points=0, cards_left=(27, 15, 27, 27), voids=((),) * 4)
+    play = make("pimc", 0).choose_play(obs)
+    assert len(play) == 12 and is_legal(Rules.tractor("2", "S"), list(hand), list(lead), list(play))
