@@ -90,7 +90,6 @@ class Seating:
 
 class DoudizhuMirror:
     """Three copies of a deal, the agent alone in seat c of copy c."""
-    game = "doudizhu"
     roles = ("landlord", "landlord_down", "landlord_up")
 
     @staticmethod
@@ -123,8 +122,6 @@ class DoudizhuMirror:
 
 class ShengjiMirror:
     """Two copies of a deal, the agent's team on (0, 2) then on (1, 3); the dealer rotates."""
-    game = "shengji"
-    roles = ("declarers", "attackers")
 
     @staticmethod
     def seatings(deal: int, seed: int, options: dict) -> list[Seating]:
@@ -396,7 +393,7 @@ def per_deal(records: list[dict], key: str) -> np.ndarray:
     return np.array([np.mean(sums[d]) for d in sorted(sums)])
 
 
-def summarize(game: str, records: list[dict], timing: dict, seed: int) -> dict:
+def summarize(records: list[dict], timing: dict, seed: int) -> dict:
     """Every figure of one evaluation, from its game records."""
     def with_ci(prefix, values, s):
         mean, ci = stats.paired_bootstrap(values, seed=s)
@@ -448,7 +445,7 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
               "seed": seed, "mode": deal_set.options.get("mode", "deal")}
-    result.update(summarize(game, records, timing, seed))
+    result.update(summarize(records, timing, seed))
     result.update(per_deal={"win": per_deal(records, "win").tolist(),
                             "score": per_deal(records, "score").tolist()},
                   workers=default_workers() if workers is None else workers,

@@ -26,6 +26,8 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
         raise UserError("a league needs at least two agents")
     if len(set(agents)) != len(agents):
         raise UserError(f"an agent is listed twice in the league: {' '.join(agents)}")
+    if deal_set.game != game:
+        raise UserError(f"deal set {deal_set.name!r} is for {deal_set.game}, not {game}")
     if anchor is not None and anchor not in agents:
         raise UserError(f"anchor {anchor!r} is not one of the league's agents")
     started = time.perf_counter()
@@ -35,7 +37,7 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
     outcomes, pair_results = {}, []
     for (i, j), (records, timing) in zip(pairs, played):
         outcomes[(i, j)] = arena.per_deal(records, "score")
-        summary = arena.summarize(game, records, timing, seed)
+        summary = arena.summarize(records, timing, seed)
         pair_results.append({"agent": agents[i], "opponent": agents[j],
                              **{k: summary[k] for k in ("games", "win_rate", "win_rate_ci95",
                                                          "mean_score", "mean_score_ci95")}})

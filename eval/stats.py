@@ -65,13 +65,6 @@ def unpaired_bootstrap(x, y=None, *, resamples: int = DEFAULT_RESAMPLES, seed: i
     return float(estimate), _interval(means, level)
 
 
-def summarize(values, *, seed: int = 0, resamples: int = DEFAULT_RESAMPLES) -> dict:
-    """Mean, 95% paired-bootstrap CI and count of per-deal values (nan-free)."""
-    values = np.asarray(values, dtype=np.float64)
-    mean, ci = paired_bootstrap(values, resamples=resamples, seed=seed)
-    return {"mean": mean, "ci95": ci, "n": int(values.shape[0])}
-
-
 def pairwise_wins(outcomes: dict[tuple[int, int], np.ndarray], num_agents: int,
                   picks: np.ndarray | None = None) -> np.ndarray:
     """Win matrix W[i, j] = deals that i won against j (a drawn deal counts half to each).
