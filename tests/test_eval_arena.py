@@ -177,3 +177,14 @@ def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
     assert result["games"] == 4
     assert BuildsItsOwnPlay.built == result["timing"]["agent"]["decisions"] > 50
     assert result["timing"]["opponent"]["decisions"] > 50
+
+
+def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
+    from eval.league import play_league
+    result = play_league("doudizhu", ["random", "greedy", "random:seed=9"], pick_game, seed=0,
+                         workers=1, anchor="random", progress=False)
+    ladder = {row["agent"]: row for row in result["ladder"]}
+    assert result["ladder"][0]["agent"] == "greedy"
+    assert ladder["random"]["elo"] == 0.0
+    assert ladder["greedy"]["elo_ci95"][0] > max(ladder["random:seed=9"]["elo_ci95"][1], 0.0)
+    assert len(result["pairs"]) == 3 and result["deals"] == 60
