@@ -213,6 +213,30 @@ def evaluate_mil(program, function: str, inputs: dict) -> dict:
             var._sym_val = None
 
 
+def verify(package_path: str, checkpoint_dir: str, seed: int = 0) -> dict:
+    """Largest |difference| between the package (run by `evaluate_mil`) and the torch mirror
+    on random states: {"one_call": ..., "chunked": ...}, over logits, value and beliefs;
+    one state fits the slots, the other needs three chunks."""
+    from openlandlord.model.chunked import score_in_chunks
+    from openlandlord.model.synthetic import decision, random_batch
+
+    mirror = load_torch_student(checkpoint_dir)
+    meta = describe(package_path)["metadata"]
+    slots, tokens = int(meta["slots"]), int(meta["state_tokens"])
+    program = load_program(package_path)
+    rng = np.random.default_rng(seed)
+    result = {}
+    for name, actions in (("one_call", max(1, slots // 2)), ("chunked", 2 * slots + 3)):
+        batch = random_batch(mirror.config, 1, tokens, actions, rng, padded=False)
+        got = score_in_chunks(lambda function, inputs: evaluate_mil(program, function, inputs),
+                              decision(batch), slots, tokens)
+        with torch.no_grad():
+            want = mirror({k: torch.from_numpy(v) for k, v in batch.items()})
+        result[name] = max(float(np.abs(np.asarray(got[k]) - want[k][0].numpy()).max())
+                           for k in got if k in want)
+    return result
+
+
 def run(args):
     """`openlandlord export --checkpoint DIR --out FILE.mlpackage [--precision fp16|fp32]`."""
     path = convert(args.checkpoint, args.out, precision=args.precision)
@@ -221,3 +245,6 @@ def run(args):
     print(f"wrote {path}: {meta['game']} student, {meta['num_parameters']} parameters, {meta['precision']}, "
           f"{meta['slots']} action slots x {meta['state_tokens']} state tokens, "
           f"functions {', '.join(info['functions'])}")
+    check = verify(path, args.checkpoint)
+    print(f"MIL evaluation vs the torch mirror, max |difference|: {check['one_call']:.2e} in one call, "
+          f"{check['chunked']:.2e} chunked ({2 * int(meta['slots']) + 3} legal actions)")

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from export.coreml import convert, describe, evaluate_mil, function_signatures, load_program, run
+from export.coreml import convert, describe, evaluate_mil, function_signatures, load_program, run, verify
 from export.torch_mirror import load_torch_student
 from openlandlord.errors import UserError
 from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 from openlandlord.model.chunked import score_in_chunks
-from openlandlord.model.synthetic import random_batch
+from openlandlord.model.synthetic import decision, random_batch
 
 SLOTS, TOKENS = 8, 20
 
@@ -60,7 +60,7 @@ def sample(cfg, tokens, actions, seed):
 def test_chunked_scoring_equals_the_unchunked_model(checkpoint, actions):
     mirror = load_torch_student(checkpoint)
     state = sample(mirror.config, 13, actions, actions)
-    got = score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), state, SLOTS, TOKENS)
+    got = score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), decision(state), SLOTS, TOKENS)
     want = unchunked(mirror, state)
     assert got["logits"].shape == (actions,)
     np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-5)
@@ -69,6 +69,7 @@ def test_chunked_scoring_equals_the_unchunked_model(checkpoint, actions):
 
 
 def test_played_state_with_many_legal_moves_is_scored_in_full(tmp_path):
+    from openlandlord import features
     from openlandlord.model.synthetic import played_samples
 
     cfg, samples = played_samples(deals=3, seed=1)
@@ -76,18 +77,16 @@ def test_played_state_with_many_legal_moves_is_scored_in_full(tmp_path):
     save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
     mirror = load_torch_student(str(tmp_path))
     widest = max(samples, key=lambda s: len(s["actions"]))
-    state = {k: np.asarray(v)[None] for k, v in widest.items()}
-    state["state_mask"] = np.ones(state["state_tokens"].shape[:2], np.float32)
-    state["action_mask"] = np.ones(state["actions"].shape[:2], np.float32)
-    assert state["actions"].shape[1] > 2 * 16
-    got = score_in_chunks(torch_functions(mirror, 16, cfg.max_state_tokens), state, 16, cfg.max_state_tokens)
-    np.testing.assert_allclose(got["logits"], unchunked(mirror, state)["logits"], atol=1e-5)
+    assert len(widest["actions"]) > 2 * 16
+    got = score_in_chunks(torch_functions(mirror, 16, cfg.max_state_tokens), widest, 16, cfg.max_state_tokens)
+    np.testing.assert_allclose(got["logits"], unchunked(mirror, features.collate([widest]))["logits"], atol=1e-5)
 
 
 def test_a_state_longer_than_the_export_is_refused_not_truncated(checkpoint):
     mirror = load_torch_student(checkpoint)
     with pytest.raises(UserError, match="21 tokens"):
-        score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), sample(mirror.config, 21, 3, 0), SLOTS, TOKENS)
+        score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), decision(sample(mirror.config, 21, 3, 0)),
+                        SLOTS, TOKENS)
 
 
 def test_bad_export_requests_are_user_errors(checkpoint, tmp_path):
@@ -121,11 +120,13 @@ def test_converted_package_spec_and_mil_evaluation(checkpoint, tmp_path, precisi
     mirror = load_torch_student(checkpoint)
     for actions in (5, 19):  # one call of main; three chunks
         state = sample(mirror.config, 11, actions, actions)
-        got = score_in_chunks(lambda name, inputs: evaluate_mil(program, name, inputs), state, SLOTS, TOKENS)
+        got = score_in_chunks(lambda name, inputs: evaluate_mil(program, name, inputs), decision(state),
+                              SLOTS, TOKENS)
         want = unchunked(mirror, state)
         np.testing.assert_allclose(got["logits"], want["logits"], atol=tolerance)
         np.testing.assert_allclose(got["value"], want["value"], atol=tolerance)
         np.testing.assert_allclose(got["belief_expect"], want["belief_expect"], atol=10 * tolerance)
+    assert max(verify(path, checkpoint).values()) <= 10 * tolerance
 
 
 @pytest.mark.slow
@@ -134,5 +135,6 @@ def test_export_command_at_default_shapes(tmp_path, capsys):
     save_checkpoint(str(tmp_path / "ckpt"), LandlordFormerLite(cfg), cfg)
     out = str(tmp_path / "student.mlpackage")
     run(argparse.Namespace(checkpoint=str(tmp_path / "ckpt"), out=out, precision="fp16"))
-    assert "64 action slots x 34 state tokens" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "64 action slots x 34 state tokens" in printed and "MIL evaluation vs the torch mirror" in printed
     assert describe(out)["functions"]["main"]["inputs"]["actions"] == ((1, 64, 103), "float32")

@@ -30,53 +30,57 @@ def pad_to(array: np.ndarray, length: int, axis: int = 1) -> np.ndarray:
     return np.pad(array, widths)
 
 
-def fixed_state(sample: dict, tokens: int) -> dict:
-    """The state inputs of one featurized sample padded to the exported length."""
-    have = sample["state_tokens"].shape[1]
+def fixed_state(decision: dict, tokens: int) -> dict:
+    """The state inputs of one decision, batch 1, padded to the exported length."""
+    have = len(decision["state_tokens"])
     if have > tokens:
         raise UserError(f"state has {have} tokens but the exported model takes at most {tokens}; "
                         f"export again with a larger max_state_tokens")
-    state = {k: np.asarray(sample[k]) for k in STATE_INPUTS}
-    state["state_tokens"] = pad_to(state["state_tokens"], tokens).astype(np.float32)
-    state["state_mask"] = pad_to(state["state_mask"], tokens).astype(np.float32)
-    state["role"] = state["role"].astype(np.int32)
-    state["unseen"] = state["unseen"].astype(np.int32)
-    state["capacity"] = state["capacity"].astype(np.int32)
-    state["void"] = state["void"].astype(np.float32)
-    return state
+    state_tokens = np.asarray(decision["state_tokens"], np.float32)[None]
+    return {"state_tokens": pad_to(state_tokens, tokens),
+            "state_mask": pad_to(np.ones((1, have), np.float32), tokens),
+            "role": np.array([decision["role"]], np.int32),
+            "unseen": np.asarray(decision["unseen"], np.int32)[None],
+            "capacity": np.asarray(decision["capacity"], np.int32)[None],
+            "void": np.asarray(decision["void"], np.float32)[None]}
 
 
-def score_in_chunks(call, sample: dict, slots: int, tokens: int) -> dict:
-    """Score every legal action of one featurized sample (batch 1, arrays as the featurizer
-    makes them). `call(function, inputs) -> outputs` runs one function of the export.
-    Returns {"logits": [n], "value": float, "belief_expect": [R, H] if the model has it}."""
-    state = fixed_state(sample, tokens)
-    actions = np.asarray(sample["actions"], dtype=np.float32)
-    action_mask = np.asarray(sample["action_mask"], dtype=np.float32)
+def score_in_chunks(call, decision: dict, slots: int, tokens: int) -> dict:
+    """Score every legal action of one decision, given as `features.featurize` returns it
+    (unbatched, unpadded: state_tokens [T, Fs], actions [n, Fa], role, unseen [R],
+    capacity [H], void [H, R]). `call(function, inputs) -> outputs` runs one function of
+    the export. Returns {"logits": [n], "value": float, "belief_expect": [R, H] if the
+    model has a belief head}."""
+    state = fixed_state(decision, tokens)
+    actions = np.asarray(decision["actions"], np.float32)[None]
     n = actions.shape[1]
+    if n == 0:
+        raise UserError("cannot score an empty legal move list")
     if n <= slots:
         out = call("main", {**state, "actions": pad_to(actions, slots),
-                            "action_mask": pad_to(action_mask, slots)})
-        return _result(out["logits"][0, :n], out)
+                            "action_mask": pad_to(np.ones((1, n), np.float32), slots)})
+        return _result(np.asarray(out["logits"])[0, :n], out)
     encoded = call("encode", state)
     memory = {"memory": encoded["memory"], "memory_mask": encoded["memory_mask"], "role": state["role"]}
     chunks = []
     total = count = maximum = None
     for start in range(0, n, slots):
-        chunk_mask = pad_to(action_mask[:, start:start + slots], slots)
-        out = call("embed_pool", {**memory, "actions": pad_to(actions[:, start:start + slots], slots),
-                                  "action_mask": chunk_mask})
-        chunks.append((out["embeddings"], chunk_mask, min(slots, n - start)))
-        s, c, m = (np.asarray(out[k], dtype=np.float32) for k in ("pool_sum", "pool_count", "pool_max"))
+        used = min(slots, n - start)
+        mask = pad_to(np.ones((1, used), np.float32), slots)
+        out = call("embed_pool", {**memory, "actions": pad_to(actions[:, start:start + used], slots),
+                                  "action_mask": mask})
+        chunks.append((out["embeddings"], mask, used))
+        s, c, m = (np.asarray(out[k], np.float32) for k in ("pool_sum", "pool_count", "pool_max"))
         total, count, maximum = (s, c, m) if total is None else (total + s, count + c, np.maximum(maximum, m))
-    logits = [call("score", {"embeddings": emb, "pool_sum": total, "pool_count": count,
-                             "pool_max": maximum, "role": state["role"], "action_mask": mask})["logits"][0, :used]
+    logits = [np.asarray(call("score", {"embeddings": emb, "pool_sum": total, "pool_count": count,
+                                        "pool_max": maximum, "role": state["role"],
+                                        "action_mask": mask})["logits"])[0, :used]
               for emb, mask, used in chunks]
     return _result(np.concatenate(logits), encoded)
 
 
 def _result(logits, out):
-    result = {"logits": np.asarray(logits, dtype=np.float32), "value": float(np.asarray(out["value"]).reshape(-1)[0])}
+    result = {"logits": np.asarray(logits, np.float32), "value": float(np.asarray(out["value"]).reshape(-1)[0])}
     if "belief_expect" in out:
-        result["belief_expect"] = np.asarray(out["belief_expect"], dtype=np.float32)[0]
+        result["belief_expect"] = np.asarray(out["belief_expect"], np.float32)[0]
     return result

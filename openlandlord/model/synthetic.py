@@ -42,6 +42,15 @@ def random_batch(cfg: ModelConfig, batch_size: int, num_tokens: int, num_actions
     }
 
 
+def decision(batch: dict, row: int = 0) -> dict:
+    """One row of an unpadded batch as `features.featurize` gives a decision: no batch
+    axis, no masks, padding dropped."""
+    tokens, actions = int(batch["state_mask"][row].sum()), int(batch["action_mask"][row].sum())
+    return {"state_tokens": batch["state_tokens"][row, :tokens], "actions": batch["actions"][row, :actions],
+            "role": int(batch["role"][row]), "unseen": batch["unseen"][row],
+            "capacity": batch["capacity"][row], "void": batch["void"][row]}
+
+
 def played_samples(deals: int, seed: int, bidding: str = "call-rob"):
     """(config, samples): every decision of `deals` Dou Dizhu deals played with uniformly
     random moves, featurized by the real featurizer (unpadded, one dict per decision)."""
