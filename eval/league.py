@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from openlandlord.agents import make
+from openlandlord.agents import parse_spec
 from openlandlord.errors import UserError
 from openlandlord.provenance import git_sha
 
@@ -24,6 +24,8 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
                 progress: bool = True) -> dict:
     if len(agents) < 2:
         raise UserError("a league needs at least two agents")
+    for spec in agents:
+        parse_spec(spec)
     if len(set(agents)) != len(agents):
         raise UserError(f"an agent is listed twice in the league: {' '.join(agents)}")
     if deal_set.game != game:
@@ -72,8 +74,6 @@ def run(args) -> int:
     if args.deals is None or args.deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
     deal_set = dealsets.adhoc(args.game, args.deals, args.seed)
-    for spec in args.agents:
-        make(spec, 0)               # an unknown or unavailable agent fails before any work
     result = play_league(args.game, args.agents, deal_set, args.seed,
                          getattr(args, "workers", None), getattr(args, "anchor", None))
     print(format_table(result))

@@ -88,6 +88,8 @@ def test_league_ladder_and_ledger(tmp_path, ledger_file):
     (["eval", "--agent", "random", "--opponent", "random", "--deals", "5", "--workers", "0"], "--workers"),
     (["eval", "--agent", "random", "--opponent", "random", "--deal-set", "doudizhu-dev-300",
       "--seed", "-1"], "--seed"),
+    (["eval", "--agent", "rule:superb", "--opponent", "random", "--deals", "5",
+      "--workers", "2"], "superb"),
     (["league", "--agents", "random", "--deals", "5"], "two agents"),
     (["league", "--agents", "random", "random", "--deals", "5"], "twice"),
 ])
