@@ -25,7 +25,6 @@ so N processes follow the same trajectory as one (exactly so with `shuffle: fals
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -70,6 +69,9 @@ class TrainConfig:
     compile: bool = False
     # Pad the legal-action axis up to a multiple of this (1 = the batch's own maximum).
     action_bucket: int = 1
+    # Form batches of similar legal-list length within windows of this many batches
+    # (0 or 1: plain random batches); see epoch_batches.
+    group_by_length: int = 16
     eval_batch_size: int = 512
     log_every: int = 50
     policy_weight: float = 1.0
@@ -89,7 +91,7 @@ class TrainConfig:
         for name in ("epochs", "batch_size", "eval_batch_size", "log_every", "action_bucket"):
             if getattr(self, name) < 1:
                 raise UserError(f"training config: {name} must be at least 1, got {getattr(self, name)}")
-        for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps"):
+        for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length"):
             if getattr(self, name) < 0:
                 raise UserError(f"training config: {name} must not be negative, got {getattr(self, name)}")
         unknown = sorted(set(self.model) - set(ARCHITECTURE_FIELDS))
@@ -189,10 +191,6 @@ def model_config(cfg: TrainConfig, game: str):
 # Data
 
 
-def manifest_sha256(directory) -> str:
-    return hashlib.sha256((Path(directory) / "manifest.json").read_bytes()).hexdigest()
-
-
 def load_split(ds, split: str, rank: int = 0, size: int = 1) -> list[dict]:
     """Featurize this rank's decisions of a split (index % size == rank), once: each
     sample holds the featurizer's arrays and the targets."""
@@ -214,8 +212,10 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1) -> list[dict]:
     return samples
 
 
-def split_size(ds, split: str) -> int:
-    return sum(1 for rec in ds.records(split) if len(rec.legal) >= 2)
+def legal_counts(ds, split: str) -> np.ndarray:
+    """Legal-list length of every decision of a split that training uses, in split order
+    (every rank knows them all, so every rank forms the same global batches)."""
+    return np.array([len(rec.legal) for rec in ds.records(split) if len(rec.legal) >= 2], np.int64)
 
 
 def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = None) -> dict:
@@ -239,19 +239,35 @@ def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = No
     return batch
 
 
-def epoch_order(total: int, seed: int, epoch: int, shuffle: bool) -> np.ndarray:
-    """The global order of a split's decisions in an epoch: a function of (seed, epoch)
-    only, so a resumed run sees the same batches as an uninterrupted one."""
-    if not shuffle:
-        return np.arange(total)
-    return np.random.default_rng([seed, epoch]).permutation(total)
+def epoch_batches(counts: np.ndarray, cfg: "TrainConfig", epoch: int) -> list[np.ndarray]:
+    """The global batches (arrays of indices into the split) of an epoch: a function of
+    (seed, epoch) only, so a resumed run sees the same batches as an uninterrupted one.
+
+    A batch is padded to its longest legal list, and legal lists run from 2 to hundreds of
+    moves, so random batches are mostly padding. With `group_by_length` G > 1, each run of
+    G batches' worth of the shuffled order is sorted by legal count before it is cut into
+    batches, and the batches are then shuffled: every batch is still a random draw from a
+    random window of the data, with little padding."""
+    rng = np.random.default_rng([cfg.seed, epoch])
+    order = rng.permutation(len(counts)) if cfg.shuffle else np.arange(len(counts))
+    size = cfg.batch_size
+    if cfg.group_by_length <= 1:
+        return [order[i:i + size] for i in range(0, len(order), size)]
+    span = size * cfg.group_by_length
+    batches = []
+    for start in range(0, len(order), span):
+        window = order[start:start + span]
+        window = window[np.argsort(counts[window], kind="stable")]
+        batches += [window[i:i + size] for i in range(0, len(window), size)]
+    if cfg.shuffle:
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+    return batches
 
 
-def rank_batches(order: np.ndarray, batch_size: int, rank: int, size: int):
+def rank_batches(batches: list[np.ndarray], rank: int, size: int):
     """Per global batch: (local row indices into this rank's samples, global batch size).
     Rank r holds global indices r, r + size, ...; its local index is global // size."""
-    for start in range(0, len(order), batch_size):
-        chunk = order[start:start + batch_size]
+    for chunk in batches:
         mine = chunk[chunk % size == rank] // size
         yield mine, len(chunk)
 
@@ -560,7 +576,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     if not resume and (out_dir / "last").exists():
         raise UserError(f"{out} already holds a training run: pass --resume to continue it, "
                         "or choose another --out")
-    data_hash = manifest_sha256(data)
+    data_hash = ds.manifest_sha256
     start_epoch, resume_state = 0, None
     if resume:
         resume_dir, resume_state = load_resume(out_dir)
@@ -573,12 +589,13 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
             raise UserError(f"--resume: {data} is not the dataset this run was trained on")
         start_epoch = resume_state["epoch"]
 
-    train_total = split_size(ds, "train")
+    counts = legal_counts(ds, "train")
+    train_total = len(counts)
     if train_total == 0:
         raise UserError(f"dataset {data} has no training decisions")
     train_samples = load_split(ds, "train", rank, size)
     val_samples = load_split(ds, "val", rank, size)
-    steps_per_epoch = math.ceil(train_total / cfg.batch_size)
+    steps_per_epoch = len(epoch_batches(counts, cfg, 1))
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group)
     if resume_state is not None:
         restore(trainer, resume_dir)
@@ -596,11 +613,11 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
     summary = {}
     for epoch in range(start_epoch + 1, last_epoch + 1):
-        order = epoch_order(train_total, cfg.seed, epoch, cfg.shuffle)
+        batches = epoch_batches(counts, cfg, epoch)
         sums = {"loss": 0.0, "policy": 0.0, "value": 0.0, "belief": 0.0}
         seen = 0
         started = time.perf_counter()
-        bar = tqdm(rank_batches(order, cfg.batch_size, rank, size), total=steps_per_epoch,
+        bar = tqdm(rank_batches(batches, rank, size), total=len(batches),
                    desc=f"epoch {epoch}/{cfg.epochs}", unit="batch",
                    disable=not progress or rank != 0, leave=False)
         for local, global_rows in bar:
@@ -624,7 +641,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
             _append(metrics_path, summary)
             state = {"epoch": epoch, "step": trainer.step_count, "training": cfg.to_dict(),
                      "dataset_manifest_sha256": data_hash, "git_sha": git_sha(),
-                     "shuffle_rule": "epoch e visits the split in numpy default_rng([seed, e]).permutation"}
+                     "batch_rule": "distill.train.epoch_batches(legal counts, training config, epoch)"}
             save_epoch(out_dir, trainer, state, {**extra, "epoch": epoch, "metrics": _scalars(summary)})
             # Plotting costs seconds (matplotlib's import): every epoch only in long runs.
             if epoch == last_epoch or elapsed > 30:

@@ -22,40 +22,44 @@ import time
 
 from openlandlord.errors import UserError
 
-from .train import OPENBLAS, REEXEC_GUARD, TrainConfig, collate, epoch_order, load_split, \
+import numpy as np
+
+from .train import OPENBLAS, REEXEC_GUARD, TrainConfig, collate, epoch_batches, load_split, \
     model_config, openblas_loaded
 
 DEFAULT_BATCH_SIZES = (64, 256)
 WARMUP_STEPS = 3
-# The timed steps cycle over this many distinct batches (each shape compiled once).
-MAX_BATCHES = 6
 BENCH_DEALS = 60
 # With compile on, legal lists are padded to a multiple of this and states to the
 # featurizer's maximum, so a handful of shapes are compiled once each.
 COMPILE_BUCKET = 32
 
 
-def measure(data: str, batch_size: int, compile_step: bool, seconds: float, seed: int = 0) -> dict:
+def measure(data: str, batch_size: int, compile_step: bool, group_by_length: int, seconds: float,
+            seed: int = 0) -> dict:
     """samples/s of optimizer steps on `data`'s train split, in this process."""
     import mlx.core as mx
 
     from distill import dataset
     from .train import Trainer
 
-    cfg = TrainConfig(batch_size=batch_size, compile=compile_step, seed=seed,
-                      action_bucket=COMPILE_BUCKET if compile_step else 1, warmup_steps=10)
+    cfg = TrainConfig(batch_size=batch_size, compile=compile_step, seed=seed, warmup_steps=10,
+                      group_by_length=group_by_length, action_bucket=COMPILE_BUCKET if compile_step else 1)
     ds = dataset.open(data)
     mcfg = model_config(cfg, ds.game)
     samples = load_split(ds, "train")
-    order = epoch_order(len(samples), seed, 1, True)
+    counts = np.array([s["actions"].shape[0] for s in samples])
     trainer = Trainer(cfg, mcfg, 10_000, mx.distributed.init())
     tokens = getattr(mcfg, "max_state_tokens", None) if compile_step else None
-    batches = [collate([samples[i] for i in order[s:s + batch_size]], cfg.action_bucket, tokens)
-               for s in range(0, len(order) - batch_size + 1, batch_size)][:MAX_BATCHES]
+    batches = [collate([samples[i] for i in chunk], cfg.action_bucket, tokens)
+               for chunk in epoch_batches(counts, cfg, 1) if len(chunk) == batch_size]
     if not batches:
         raise UserError(f"bench dataset {data} has fewer than {batch_size} training decisions")
-    # Warm-up: every batch shape once (compilation), then a few steps.
-    for batch in batches[:max(WARMUP_STEPS, len(batches) if compile_step else 0)]:
+    shapes = {}
+    for batch in batches:
+        shapes.setdefault((batch["state_tokens"].shape[1], batch["actions"].shape[1]), batch)
+    # Warm-up: every batch shape once when compiled (each compiles), else a few steps.
+    for batch in list(shapes.values()) if compile_step else batches[:WARMUP_STEPS]:
         trainer.train_step(batch, 1.0)
     steps = rows = 0
     started = time.perf_counter()
@@ -65,9 +69,11 @@ def measure(data: str, batch_size: int, compile_step: bool, seconds: float, seed
         steps += 1
         rows += len(batch["role"])
     elapsed = time.perf_counter() - started
-    return {"batch_size": batch_size, "compile": compile_step, "blas": "openblas" if openblas_loaded() else "bundled",
-            "steps": steps, "seconds": elapsed, "samples_per_s": rows / elapsed,
-            "distinct_shapes": len({(b["state_tokens"].shape[1], b["actions"].shape[1]) for b in batches})}
+    return {"batch_size": batch_size, "compile": compile_step, "group_by_length": group_by_length,
+            "blas": "openblas" if openblas_loaded() else "bundled", "steps": steps, "seconds": elapsed,
+            "samples_per_s": rows / elapsed, "distinct_shapes": len(shapes),
+            "mean_padded_actions": float(np.mean([b["actions"].shape[1] for b in batches])),
+            "mean_legal_actions": float(counts.mean())}
 
 
 def _child(spec: dict, blas: str, timeout: float) -> dict:
@@ -106,15 +112,17 @@ def run_bench(args) -> int:
     with tempfile.TemporaryDirectory(prefix="openlandlord-bench-train-") as tmp:
         data = os.path.join(tmp, "data")
         _generate(data)
-        for blas in blases:
-            for compile_step in (False, True):
-                for size in sizes:
-                    spec = {"data": data, "batch_size": size, "compile": compile_step, "seconds": seconds}
-                    row = _child(spec, blas, timeout=seconds * 20 + 300)
-                    row["blas"] = blas
-                    results.append(row)
-                    print(f"  {blas:9s} compile={str(compile_step):5s} batch={size:4d}: "
-                          f"{row['samples_per_s']:8.1f} samples/s", file=sys.stderr)
+        # The full grid with length grouping on (the default), and plain random batches
+        # with the faster BLAS, to show what grouping buys.
+        grid = [(blas, c, 16) for blas in blases for c in (False, True)] + [(blases[-1], False, 0)]
+        for blas, compile_step, grouping in grid:
+            for size in sizes:
+                spec = {"data": data, "batch_size": size, "compile": compile_step,
+                        "group_by_length": grouping, "seconds": seconds}
+                row = _child(spec, blas, timeout=seconds * 20 + 300)
+                results.append(row)
+                print(f"  {blas:9s} compile={str(compile_step):5s} grouped={str(bool(grouping)):5s} "
+                      f"batch={size:4d}: {row['samples_per_s']:8.1f} samples/s", file=sys.stderr)
     _print_table(results)
     if args.json:
         doc = {"benchmark": "train", "git_sha": git_sha(), "platform": platform.platform(),
@@ -147,15 +155,17 @@ def _mlx_version() -> str:
 
 
 def _print_table(results: list[dict]) -> None:
-    base = {r["batch_size"]: r["samples_per_s"] for r in results if r["blas"] == "bundled" and not r["compile"]}
-    print(f"{'blas':10s} {'compile':8s} {'batch':>6s} {'samples/s':>10s} {'vs bundled':>10s}")
+    base = {r["batch_size"]: r["samples_per_s"] for r in results
+            if r["blas"] == "bundled" and not r["compile"] and r["group_by_length"]}
+    print(f"{'blas':10s} {'compile':8s} {'grouped':8s} {'batch':>6s} {'samples/s':>10s} {'vs bundled':>10s}")
     for r in results:
         ratio = r["samples_per_s"] / base[r["batch_size"]] if r["batch_size"] in base else float("nan")
-        print(f"{r['blas']:10s} {str(r['compile']):8s} {r['batch_size']:6d} {r['samples_per_s']:10.1f} {ratio:9.2f}x")
+        print(f"{r['blas']:10s} {str(r['compile']):8s} {str(bool(r['group_by_length'])):8s} "
+              f"{r['batch_size']:6d} {r['samples_per_s']:10.1f} {ratio:9.2f}x")
 
 
 def _worker(spec: dict) -> None:
-    row = measure(spec["data"], spec["batch_size"], spec["compile"], spec["seconds"])
+    row = measure(spec["data"], spec["batch_size"], spec["compile"], spec["group_by_length"], spec["seconds"])
     print(json.dumps(row))
 
 

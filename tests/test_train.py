@@ -12,6 +12,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
+from distill import dataset
 from distill import train as tr
 from openlandlord.cli import main
 
@@ -78,7 +79,7 @@ def test_checkpoint_files_and_keys(run):
     state = json.loads((run / "last" / "trainer.json").read_text())
     assert state["epoch"] == 2 and state["step"] == rows(run, "epoch")[-1]["step"]
     data_meta = json.loads((run / "config.json").read_text())
-    assert data_meta["dataset_manifest_sha256"] == tr.manifest_sha256(data_meta["dataset"])
+    assert data_meta["dataset_manifest_sha256"] == dataset.open(data_meta["dataset"]).manifest_sha256
 
 
 def test_curves_png(run):
@@ -172,13 +173,30 @@ def test_resume_refusals(data, run, tmp_path, capsys):
 
 
 def test_rank_batches_partition_the_global_batches():
-    order = np.random.default_rng(0).permutation(103)
-    one = [set(local) for local, _ in tr.rank_batches(order, 10, 0, 1)]
-    parts = [list(tr.rank_batches(order, 10, r, 2)) for r in range(2)]
-    for k, batch in enumerate(one):
+    cfg = tiny_config(batch_size=10)
+    counts = np.random.default_rng(0).integers(2, 300, size=103)
+    batches = tr.epoch_batches(counts, cfg, 1)
+    parts = [list(tr.rank_batches(batches, r, 2)) for r in range(2)]
+    for k, batch in enumerate(batches):
         union = {2 * i for i in parts[0][k][0]} | {2 * i + 1 for i in parts[1][k][0]}
-        assert union == batch
+        assert union == set(batch)
         assert parts[0][k][1] == parts[1][k][1] == len(batch)
+
+
+def test_epoch_batches_cover_the_split_and_group_by_length():
+    # Like real decisions: mostly a handful of legal moves, a few leads with hundreds.
+    counts = 2 + (np.random.default_rng(1).exponential(6, size=1000) ** 1.6).astype(int)
+    grouped = tr.epoch_batches(counts, tiny_config(batch_size=32, group_by_length=8), 1)
+    plain = tr.epoch_batches(counts, tiny_config(batch_size=32, group_by_length=0), 1)
+    for batches in (grouped, plain):
+        assert sorted(np.concatenate(batches)) == list(range(1000))
+        assert len(batches) == 32
+    padded = lambda batches: sum(len(b) * counts[b].max() for b in batches)
+    assert padded(grouped) < 0.5 * padded(plain)
+    assert [list(b) for b in grouped] == [list(b) for b in tr.epoch_batches(counts, tiny_config(
+        batch_size=32, group_by_length=8), 1)]
+    assert [list(b) for b in grouped] != [list(b) for b in tr.epoch_batches(counts, tiny_config(
+        batch_size=32, group_by_length=8), 2)]
 
 
 def _launch_works():
