@@ -170,7 +170,8 @@ _PROTOTYPES: dict[tuple[str, int], object] = {}
 
 
 def _prototype(spec: str, seed: int):
-    """The agent built once per worker process for `spec` (shared only if it batches)."""
+    """The agent built once per run and worker process for `spec` (shared only if it
+    batches)."""
     key = (spec, seed)
     if key not in _PROTOTYPES:
         _PROTOTYPES[key] = make(spec, seed)
@@ -366,9 +367,14 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     bar = tqdm(total=total_games, unit="game",
                disable=not progress or None, desc=f"eval {deal_set.game}", file=sys.stderr)
     if workers == 1:
-        for job, chunk, specs in jobs:
-            results[job] = play_games(deal_set.game, chunk, specs, seed,
-                                      on_game_over=lambda: bar.update(1))
+        # Agents live for one run: a checkpoint rewritten between two runs is read again.
+        _PROTOTYPES.clear()
+        try:
+            for job, chunk, specs in jobs:
+                results[job] = play_games(deal_set.game, chunk, specs, seed,
+                                          on_game_over=lambda: bar.update(1))
+        finally:
+            _PROTOTYPES.clear()
     else:
         context = multiprocessing.get_context("spawn")
         finished_games = context.Queue()
