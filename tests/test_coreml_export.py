@@ -68,6 +68,19 @@ def test_chunked_scoring_equals_the_unchunked_model(checkpoint, actions):
     np.testing.assert_allclose(got["belief_expect"], want["belief_expect"], atol=1e-5)
 
 
+@pytest.mark.parametrize("switches", [dict(belief_mode="off"), dict(use_deep_sets=False, use_adapters=False)],
+                         ids=["belief_off", "no_deep_sets_no_adapters"])
+def test_chunked_scoring_under_ablations(tmp_path, switches):
+    cfg = ModelConfig.for_game("doudizhu", **switches)
+    mx.random.seed(0)
+    save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
+    mirror = load_torch_student(str(tmp_path))
+    state = sample(cfg, 10, 21, 3)
+    got = score_in_chunks(torch_functions(mirror, SLOTS, TOKENS), decision(state), SLOTS, TOKENS)
+    np.testing.assert_allclose(got["logits"], unchunked(mirror, state)["logits"], atol=1e-5)
+    assert ("belief_expect" in got) == (cfg.belief_mode != "off")
+
+
 def test_played_state_with_many_legal_moves_is_scored_in_full(tmp_path):
     from openlandlord import features
     from openlandlord.model.synthetic import played_samples

@@ -249,6 +249,9 @@ class BeliefHead(nn.Module):
 
 
 class LandlordFormerLite(nn.Module):
+    """State encoder -> belief token -> each legal action cross-attends the state -> Deep
+    Sets summary of the legal set added to every action -> one logit per action."""
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.config = cfg
