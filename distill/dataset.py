@@ -35,6 +35,8 @@ class Record:
     seat: int
     role: str | None
     step: int                    # index of the move in the deal (forced moves count too)
+    factored: int                # -1: a whole move; k >= 0: one step of a card-by-card build,
+                                 # whose legal moves are prefixes of k + 1 cards (or k, for END)
     obs: object                  # the game's Observation for `seat`
     legal: list                  # the referee's legal moves, in its order
     teacher_scores: np.ndarray   # float32, one per legal move
@@ -93,6 +95,7 @@ class _Shard:
             deal_id=int(t["rec_deal_id"][i]), deal_seed=int(t["deal_seed"][deal_row]),
             split=SPLITS[int(t["rec_split"][i])], seat=int(t["rec_seat"][i]),
             role=None if role < 0 else info["roles"][role], step=int(t["rec_step"][i]),
+            factored=int(t["rec_factored"][i]),
             obs=observation_from_json(game, shards.unpack_text(t["rec_obs_text"], t["rec_obs_offsets"], i)),
             legal=[_move(info["move_encoding"], shards.unpack_text(t["move_text"], t["move_offsets"], j))
                    for j in range(lo, hi)],

@@ -12,6 +12,10 @@ The manifest is written last: a directory without one is an unfinished run.
 With `--mix SPEC:FRACTION` another agent (typically the current student) chooses that
 fraction of the moves, decided per decision by a seeded coin; the teacher still scores
 every decision that is recorded.
+
+A Shengji follow too large to list (more than FACTOR_CAP legal plays) is recorded as the
+card-by-card steps the arena builds it with, each scored through full-play completions
+(`_factored_play`, docs/dataset-format.md).
 """
 from __future__ import annotations
 
@@ -36,6 +40,9 @@ DEALS_PER_SHARD = 25
 # units (expected signed score for `pimc`): 1.0 keeps moves within about a point of the
 # best one in play.
 DEFAULT_TEMPERATURE = 1.0
+# A Shengji decision with more legal plays than this (the referee's listing cap) is recorded
+# as a card-by-card build (see `_factored_play`).
+FACTOR_CAP = 256
 # The same flow the evaluation deal sets use (data/eval/*.json `options`): a student is
 # trained on the game it is measured on. tests/test_generate.py checks they agree.
 DEFAULT_RULES = {"doudizhu": {"bidding": "none"}, "shengji": {"rules": "tractor"}}
@@ -175,34 +182,24 @@ def _role_index(game: str, obs) -> int:
 
 def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None) -> dict:
     """Play deal `index` to the end and return its decisions (those with 2+ legal moves),
-    each scored by the teacher, plus the deal's outcome."""
+    each scored by the teacher, plus the deal's outcome. A Shengji follow with more than
+    FACTOR_CAP legal plays is built card by card (`_factored_play`), each step a decision."""
     seed = deal_seed(config.seed, index)
     state = new_deal(config.game, seed, **config.rules)
     coin = np.random.default_rng([config.seed & _MASK64, index, 3])
     decisions, step = [], 0
     while not state.done:
+        if hasattr(state, "factored_options") and state.count_legal() > FACTOR_CAP:
+            state.play(_factored_play(config, state, teacher, mixer, coin, decisions, step, timing))
+            step += 1
+            continue
         legal = state.legal_moves()
         chosen = 0
         if len(legal) >= 2:
             seat = state.current_seat
             obs = state.observation(seat)
-            started = time.perf_counter()
-            scores = np.asarray(teacher.scores(obs, legal), np.float64)
-            if timing is not None:
-                timing["teacher"] += time.perf_counter() - started
-            if scores.shape != (len(legal),) or not np.all(np.isfinite(scores)):
-                raise ValueError(f"teacher {config.teacher!r} returned scores of shape {scores.shape} "
-                                 f"(finite: {bool(np.all(np.isfinite(scores)))}) for {len(legal)} legal moves")
-            best = agents.choose(scores)
-            by_mix = mixer is not None and coin.random() < config.mix["fraction"]
-            chosen = agents.choose(mixer.scores(obs, legal)) if by_mix else best
-            decisions.append({
-                "seat": seat, "role": _role_index(config.game, obs), "step": step,
-                "obs": _json(asdict(obs)),
-                "hands": _json(list(state.hands())),
-                "legal": [move_text(m) for m in legal], "scores": scores,
-                "policy": agents.softmax(scores, config.temperature),
-                "teacher_choice": best, "played": chosen, "chooser": int(by_mix)})
+            scores = _teacher_scores(config, teacher, obs, legal, timing)
+            chosen = _record(config, state, obs, legal, scores, mixer, coin, decisions, step, -1)
         state.play(legal[chosen])
         step += 1
     payoffs = [float(p) for p in state.payoffs()]
@@ -210,6 +207,82 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
         d["score"] = payoffs[d["seat"]]
     return {"deal_id": index, "deal_seed": seed, "split": split_of(seed), "payoffs": payoffs,
             "result": _json(state.result()), "decisions": decisions}
+
+
+def _teacher_scores(config: RunConfig, teacher, obs, legal, timing: dict | None) -> np.ndarray:
+    started = time.perf_counter()
+    scores = np.asarray(teacher.scores(obs, legal), np.float64)
+    if timing is not None:
+        timing["teacher"] += time.perf_counter() - started
+    if scores.shape != (len(legal),) or not np.all(np.isfinite(scores)):
+        raise ValueError(f"teacher {config.teacher!r} returned scores of shape {scores.shape} "
+                         f"(finite: {bool(np.all(np.isfinite(scores)))}) for {len(legal)} legal moves")
+    return scores
+
+
+def _record(config: RunConfig, state, obs, legal, scores, mixer, coin, decisions: list, step: int,
+            factored: int) -> int:
+    """Record one decision (the teacher's scores of `legal`) and return the index played."""
+    best = agents.choose(scores)
+    by_mix = mixer is not None and coin.random() < config.mix["fraction"]
+    chosen = agents.choose(mixer.scores(obs, legal)) if by_mix else best
+    decisions.append({
+        "seat": obs.seat, "role": _role_index(config.game, obs), "step": step,
+        "factored": factored, "obs": _json(asdict(obs)),
+        "hands": _json(list(state.hands())),
+        "legal": [move_text(m) for m in legal], "scores": scores,
+        "policy": agents.softmax(scores, config.temperature),
+        "teacher_choice": best, "played": chosen, "chooser": int(by_mix)})
+    return chosen
+
+
+def _factored_play(config: RunConfig, state, teacher, mixer, coin, decisions: list, step: int,
+                   timing: dict | None) -> tuple:
+    """A Shengji play too large to list, built card by card as the arena asks an agent to
+    (eval/arena.py `_build_play`): the candidates are the prefix one card longer (and, when
+    leading, the prefix itself for the referee's END). Each step with two or more candidates
+    is recorded as a decision whose legal moves are those candidate prefixes. The teacher
+    scores a candidate by scoring the full play `complete(...)` makes of it, so any teacher
+    that scores full plays (rule, pimc, a student) scores prefixes."""
+    from openlandlord.games.shengji import END
+
+    obs = state.observation(state.current_seat)
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        chosen = 0
+        if len(candidates) >= 2:
+            plays = [complete(state, c, obs) for c in candidates]
+            distinct = sorted(set(plays))
+            scored = _teacher_scores(config, teacher, obs, distinct, timing)
+            scores = scored[[distinct.index(p) for p in plays]]
+            chosen = _record(config, state, obs, candidates, scores, mixer, coin, decisions, step,
+                             len(prefix))
+        if options[chosen] == END:
+            break
+        prefix = candidates[chosen]
+    return prefix
+
+
+def complete(state, prefix: tuple, obs) -> tuple:
+    """The full play the generation scores a Shengji candidate prefix by: the prefix grown
+    card by card with the cheapest card the referee offers (by trump-order strength, trumps
+    dearest; point cards go last, or first when the partner is winning the trick: the expert
+    rule bot's discard order), sorted. END and an already complete prefix stay as they are."""
+    from openlandlord.games.shengji import END, Rules, trick_winner
+    from openlandlord.games.shengji.rules import CARD_IDS, card_table
+
+    rules = (Rules.classic(obs.trump_rank, obs.trump_suit or "N") if obs.rules == "classic"
+             else Rules.tractor(obs.trump_rank, obs.trump_suit))
+    cats, strength, points = (np.asarray(a) for a in card_table(rules))
+    feed = bool(obs.trick) and obs.trick[trick_winner(rules, [c for _, c in obs.trick])][0] == (obs.seat + 2) % 4
+    play = tuple(prefix)
+    while options := [o for o in state.factored_options(play) if o != END]:
+        ids = np.array([CARD_IDS[o] for o in options])
+        value = (strength[ids] + 14 * (cats[ids] == 4)).astype(np.float64)
+        value += (-3.0 if feed else 3.0) * points[ids]
+        play = play + (options[int(np.argmin(value))],)
+    return tuple(sorted(play))
 
 
 def pack(config: RunConfig, deals: list[dict]) -> tuple[dict[str, np.ndarray], dict]:
@@ -227,6 +300,7 @@ def pack(config: RunConfig, deals: list[dict]) -> tuple[dict[str, np.ndarray], d
         "rec_seat": np.array([r["seat"] for r in recs], np.int8),
         "rec_role": np.array([r["role"] for r in recs], np.int8),
         "rec_step": np.array([r["step"] for r in recs], np.int32),
+        "rec_factored": np.array([r["factored"] for r in recs], np.int32),
         "rec_chooser": np.array([r["chooser"] for r in recs], np.int8),
         "rec_teacher_choice": np.array([r["teacher_choice"] for r in recs], np.int32),
         "rec_played": np.array([r["played"] for r in recs], np.int32),

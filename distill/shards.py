@@ -21,7 +21,7 @@ import numpy as np
 from openlandlord.errors import UserError
 
 FORMAT = "openlandlord-decisions"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: rec_factored (card-by-card Shengji builds)
 
 _DTYPES = {np.dtype(np.int64): "I64", np.dtype(np.int32): "I32", np.dtype(np.int8): "I8",
            np.dtype(np.uint8): "U8", np.dtype(np.float32): "F32", np.dtype(np.float64): "F64"}
@@ -187,7 +187,7 @@ def check_layout(t: dict[str, np.ndarray], info: dict) -> None:
             raise ValueError(f"{name} has {len(t[name])} rows for {d} deals")
     if t["deal_payoffs"].shape != (d, info["num_seats"]):
         raise ValueError(f"deal_payoffs has shape {t['deal_payoffs'].shape}")
-    for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_chooser",
+    for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_factored", "rec_chooser",
                  "rec_teacher_choice", "rec_played", "rec_temperature", "rec_score"):
         if len(t[name]) != n:
             raise ValueError(f"{name} has {len(t[name])} rows for {n} decisions")
@@ -203,6 +203,8 @@ def check_layout(t: dict[str, np.ndarray], info: dict) -> None:
     for name, names in (("deal_split", "splits"), ("rec_split", "splits"), ("rec_chooser", "choosers")):
         if np.any(t[name] < 0) or np.any(t[name] >= len(info[names])):
             raise ValueError(f"{name} holds an unknown index")
+    if np.any(t["rec_factored"] < -1):
+        raise ValueError("rec_factored holds a negative prefix length")
     if np.any(t["rec_role"] < -1) or np.any(t["rec_role"] >= len(info["roles"])):
         raise ValueError("rec_role holds an unknown index")
     owner = np.repeat(t["deal_id"], np.diff(t["deal_first_record"]))

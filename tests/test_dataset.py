@@ -50,26 +50,55 @@ def by_deal(records):
 
 def replay(game, recs):
     """Play the deal again from its seed with the recorded moves, checking every record
-    against the referee's own state at that moment."""
+    against the referee's own state at that moment (a Shengji follow too large to list is
+    replayed card by card through its factored steps)."""
     state = new_deal(game, recs[0].deal_seed, **gen.DEFAULT_RULES[game])
     pending, step = list(recs), 0
     while not state.done:
+        if game == "shengji" and state.count_legal() > gen.FACTOR_CAP:
+            state.play(replay_factored(state, pending, step))
+            step += 1
+            continue
         legal = state.legal_moves()
         if len(legal) < 2:
             state.play(legal[0])
             step += 1
             continue
         r = pending.pop(0)
-        assert r.step == step and r.seat == state.current_seat
-        assert r.obs == state.observation(r.seat)
-        assert r.legal == list(legal)
-        assert r.hands == json.loads(json.dumps(state.hands()))
+        assert r.step == step and r.seat == state.current_seat and r.factored == -1
+        check_record(r, state, legal)
         state.play(legal[r.played])
         step += 1
     assert not pending
     assert recs[0].payoffs == [float(p) for p in state.payoffs()]
     assert recs[0].result == json.loads(json.dumps(state.result()))
     assert all(r.score == r.payoffs[r.seat] for r in recs)
+
+
+def check_record(r, state, legal):
+    assert r.obs == state.observation(r.seat)
+    assert r.legal == list(legal)
+    assert r.hands == json.loads(json.dumps(state.hands()))
+
+
+def replay_factored(state, pending, step):
+    """The recorded card-by-card build of one play: each step's candidates are the prefix
+    one card longer, as the referee offers them; steps with one option are not recorded."""
+    from openlandlord.games.shengji import END
+
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        pick = 0
+        if len(candidates) >= 2:
+            r = pending.pop(0)
+            assert r.step == step and r.seat == state.current_seat and r.factored == len(prefix)
+            check_record(r, state, candidates)
+            pick = r.played
+        if options[pick] == END:
+            break
+        prefix = candidates[pick]
+    return prefix
 
 
 def test_round_trip_replays_every_deal(mixed):
@@ -89,6 +118,22 @@ def test_shengji_plays_are_card_tuples(tmp_path):
     for recs in deals.values():
         assert all(isinstance(m, tuple) for r in recs for m in r.legal)
         replay("shengji", recs)
+
+
+def test_shengji_factored_steps_round_trip(tmp_path):
+    # Deal 0 of seed 0 has a void seat answering a tractor with more than 256 legal plays.
+    pytest.importorskip("openlandlord.games.shengji._referee")
+    gen.generate(tmp_path, "shengji", "rule:expert", 1, seed=0, workers=1, progress=False)
+    recs = list(dataset.open(tmp_path).records())
+    steps = [r for r in recs if r.factored >= 0]
+    assert len(steps) >= 2 and [r.factored for r in steps] == list(range(len(steps)))
+    assert len({r.step for r in steps}) == 1
+    for r in steps:
+        assert all(len(m) == r.factored + 1 and m[:-1] == r.legal[0][:-1] for m in r.legal)
+        assert r.teacher_scores[r.teacher_choice] == r.teacher_scores.max()
+    for before, after in zip(steps, steps[1:]):
+        assert after.legal[0][:-1] == before.legal[before.played]
+    replay("shengji", recs)
 
 
 def test_teacher_fields(mixed):

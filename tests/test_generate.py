@@ -2,16 +2,19 @@
 counts, kill-and-resume to the same bytes, and bad input as one clear error (exit 2)."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from distill import generate as gen
-from openlandlord import provenance
+from openlandlord import agents, provenance
 from openlandlord.cli import main
 from openlandlord.errors import UserError
 
@@ -46,13 +49,17 @@ def test_splits_are_roughly_8_1_1():
 
 
 def test_default_rules_are_the_evaluation_rules():
-    sets = sorted((ROOT / "data" / "eval").glob("*.json"))
+    # The main deal sets ({game}-dev-N, {game}-test-N and Shengji's match sets) define the
+    # game a student is measured on; named variants (doudizhu-callrob-*) are extra flows.
+    main_set = re.compile(r"^[a-z]+-(match-)?(dev|test)-\d+\.json$")
+    sets = [p for p in sorted((ROOT / "data" / "eval").glob("*.json")) if main_set.match(p.name)]
     if not sets:
         pytest.skip("no evaluation deal sets committed yet")
     for path in sets:
         raw = json.loads(path.read_text())
         options = {k: v for k, v in raw.get("options", {}).items() if k != "mode"}
         assert options == gen.DEFAULT_RULES[raw["game"]], path.name
+    assert {json.loads(p.read_text())["game"] for p in sets} == set(gen.DEFAULT_RULES)
 
 
 def test_eval_seeds_are_refused(tmp_path, monkeypatch, capsys):
@@ -176,3 +183,40 @@ def test_bench_reports_decisions_per_second(tmp_path, capsys):
     assert result["decisions"] > 0 and result["decisions_per_s"] > 0
     assert result["teacher"] in gen.BENCH_TEACHERS and 0 < result["teacher_share"] < 1
     assert "decisions/s" in capsys.readouterr().out
+
+
+def test_shengji_factored_candidates_score_as_their_completions():
+    pytest.importorskip("openlandlord.games.shengji._referee")
+    from openlandlord.games import new_deal
+    from openlandlord.games.shengji import END, is_legal
+
+    config = gen.RunConfig("shengji", gen.DEFAULT_RULES["shengji"], "rule:expert", None, 1.0, 0, 1, 25)
+    teacher = agents.make("rule:expert", 0)
+    state = new_deal("shengji", gen.deal_seed(0, 0), **config.rules)
+    while state.count_legal() <= gen.FACTOR_CAP:
+        legal = state.legal_moves()
+        state.play(legal[agents.choose(teacher.scores(state.observation(state.current_seat), legal))])
+    obs = state.observation(state.current_seat)
+    decisions = []
+    play = gen._factored_play(config, state, teacher, None, np.random.default_rng(0), decisions, 7, None)
+    hand, lead = list(obs.hand), list(obs.trick[0][1])
+    assert is_legal(state.rules, hand, lead, list(play))
+    assert decisions and all(d["step"] == 7 and d["seat"] == obs.seat for d in decisions)
+    for d in decisions:
+        candidates = [tuple(m.split()) for m in d["legal"]]
+        completions = [gen.complete(state, c, obs) for c in candidates]
+        for c, full in zip(candidates, completions):
+            assert Counter(c) <= Counter(full)       # the completion extends the candidate
+            assert is_legal(state.rules, hand, lead, list(full))
+        np.testing.assert_array_equal(d["scores"], teacher.scores(obs, completions))
+    assert END not in play
+    state.play(play)
+
+
+def test_shengji_workers_do_not_change_a_byte(tmp_path):
+    pytest.importorskip("openlandlord.games.shengji._referee")
+    gen.generate(tmp_path / "w1", "shengji", "rule:expert", 2, seed=0, workers=1, deals_per_shard=1,
+                 progress=False)
+    gen.generate(tmp_path / "w2", "shengji", "rule:expert", 2, seed=0, workers=2, deals_per_shard=1,
+                 progress=False)
+    assert files(tmp_path / "w1") == files(tmp_path / "w2")
