@@ -62,3 +62,12 @@ def test_collate_pads_with_masks():
     assert batch["state_mask"].sum() == sum(len(s["state_tokens"]) for s in samples)
     wide = features.collate(samples, action_slots=600)
     assert wide["actions"].shape[1] == 600
+
+
+def test_belief_is_masked_while_the_kitty_is_hidden():
+    game = Game.new(5, bidding="points")
+    bidding = features.featurize(game.observation(game.current_seat), game.legal_moves())
+    while game.phase == "bidding":
+        game.play(game.legal_moves()[-1])
+    playing = features.featurize(game.observation(game.current_seat), game.legal_moves())
+    assert features.collate([bidding, playing])["belief_mask"].tolist() == [0.0, 1.0]

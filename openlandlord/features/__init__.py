@@ -8,6 +8,9 @@ model inputs with masks (`collate`). The model's input names and shapes:
     actions      float32 [B, A, Fa]   action_mask float32 [B, A]  (1 = real legal action)
     role         int32   [B]
     unseen       int32   [B, R]       capacity int32 [B, H]       void float32 [B, H, R]
+    belief_mask  float32 [B]          1 when the unseen cards are exactly the H hidden hands
+                                      (0 e.g. in Dou Dizhu bidding, while the kitty is hidden:
+                                      no belief target is consistent then, so none is trained)
 
 Each game's module (`features.doudizhu`, `features.shengji`) defines FEATURE_VERSION, the
 dimensions (`DIMS`), `featurize(obs, legal)` and `belief_target(obs, hands)`.
@@ -84,6 +87,7 @@ def collate(samples: list[dict], action_slots: int | None = None) -> dict:
         "unseen": np.zeros((b, r), np.int32),
         "capacity": np.zeros((b, h), np.int32),
         "void": np.zeros((b, h, r), np.float32),
+        "belief_mask": np.zeros((b,), np.float32),
     }
     for i, s in enumerate(samples):
         nt, na = s["state_tokens"].shape[0], s["actions"].shape[0]
@@ -95,4 +99,5 @@ def collate(samples: list[dict], action_slots: int | None = None) -> dict:
         out["unseen"][i] = s["unseen"]
         out["capacity"][i] = s["capacity"]
         out["void"][i] = s["void"]
+        out["belief_mask"][i] = float(s["unseen"].sum() == s["capacity"].sum())
     return out
