@@ -92,6 +92,7 @@ class Seating:
 
 class DoudizhuMirror:
     """Three copies of a deal, the agent alone in seat c of copy c."""
+    symmetric = False   # one seat against two: agent and opponent are not interchangeable
     roles = ("landlord", "landlord_down", "landlord_up")
 
     @staticmethod
@@ -124,6 +125,7 @@ class DoudizhuMirror:
 
 class ShengjiMirror:
     """Two copies of a deal, the agent's team on (0, 2) then on (1, 3); the dealer rotates."""
+    symmetric = True    # team against team: swapping agent and opponent plays the same games
 
     @staticmethod
     def seatings(deal: int, seed: int, options: dict) -> list[Seating]:

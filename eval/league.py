@@ -1,9 +1,10 @@
 """`openlandlord league`: a round robin of mirrored evaluations and the Elo ladder it implies.
 
-Every pair (A, B) with A listed before B plays the same deal set through the arena, A as the
-agent under test and B in the other seats. A deal counts as won by A when A's mean score over
-its mirrored copies of the deal is above zero (half a win each at exactly zero; the games
-are zero-sum, so B's mean is then below zero). Bradley-Terry strengths are fitted to those
+Every pair (A, B) plays the same deal set through the arena, A as the agent under test and
+B in the other seats; in Dou Dizhu, where that is not the same as B under test (one seat
+against two), also the other way round. A deal counts as won by A when A's total score over
+its games of the deal is above zero (half a win each at exactly zero; the games are
+zero-sum, so B's total is then below zero). Bradley-Terry strengths are fitted to those
 deal wins (`eval.stats.bradley_terry`) and put on the Elo scale, zero at the anchor agent
 (`args.anchor` when given) or at the mean; the CIs resample deals, the same deals for
 every pair.
@@ -34,11 +35,16 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
         raise UserError(f"anchor {anchor!r} is not one of the league's agents")
     started = time.perf_counter()
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    if not arena.MIRRORS[game].symmetric:
+        pairs += [(j, i) for i, j in pairs]
     played = arena.play_pairs(deal_set, [(agents[i], agents[j]) for i, j in pairs], seed,
                               workers, progress)
     outcomes, pair_results = {}, []
     for (i, j), (records, timing) in zip(pairs, played):
-        outcomes[(i, j)] = arena.per_deal(records, "score")
+        # Zero-sum games: what j won as the agent under test, i lost.
+        sign = 1.0 if i < j else -1.0
+        key = (min(i, j), max(i, j))
+        outcomes[key] = outcomes.get(key, 0.0) + sign * arena.per_deal(records, "score")
         summary = arena.summarize(records, timing, seed)
         pair_results.append({"agent": agents[i], "opponent": agents[j],
                              **{k: summary[k] for k in ("games", "win_rate", "win_rate_ci95",

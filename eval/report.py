@@ -113,8 +113,8 @@ def write_league_report(result: dict, directory: str) -> str:
     for pair in result["pairs"]:
         lines.append(f"| `{pair['agent']}` | `{pair['opponent']}` | {_ci_text(pair, 'win_rate', '.3f')} | "
                      f"{_ci_text(pair, 'mean_score')} |")
-    lines += ["", "Bradley-Terry on deals won (the agent's mean score over its mirrored copies "
-              "of a deal above zero), fitted by MM; CIs from resampling deals.", "",
+    lines += ["", "Bradley-Terry on deals won (an agent's total score over its games of a deal "
+              "against the other agent above zero), fitted by MM; CIs from resampling deals.", "",
               "![ladder](ladder.png)", ""]
     page = os.path.join(directory, "report.md")
     with open(page, "w") as f:

@@ -187,4 +187,15 @@ def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
     assert result["ladder"][0]["agent"] == "greedy"
     assert ladder["random"]["elo"] == 0.0
     assert ladder["greedy"]["elo_ci95"][0] > max(ladder["random:seed=9"]["elo_ci95"][1], 0.0)
-    assert len(result["pairs"]) == 3 and result["deals"] == 60
+    # One seat against two is not symmetric: every pair plays both ways round.
+    assert len(result["pairs"]) == 6 and result["deals"] == 60
+    assert {(p["agent"], p["opponent"]) for p in result["pairs"]} == {
+        (a, b) for a in ladder for b in ladder if a != b}
+
+
+def test_league_ratings_do_not_depend_on_the_listing_order(pick_game):
+    from eval.league import play_league
+    elo = lambda agents: {row["agent"]: (round(row["elo"], 6), [round(x, 6) for x in row["elo_ci95"]])
+                          for row in play_league("doudizhu", agents, pick_game, seed=0, workers=1,
+                                                 progress=False)["ladder"]}
+    assert elo(["greedy", "random"]) == elo(["random", "greedy"])

@@ -73,7 +73,8 @@ def test_league_ladder_and_ledger(tmp_path, ledger_file):
     assert main(["league", "--game", "doudizhu", "--agents", "random", "random:seed=4",
                  "--deals", "4", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
-    assert [row["agent"] for row in result["ladder"]] != [] and len(result["pairs"]) == 1
+    assert sorted(row["agent"] for row in result["ladder"]) == ["random", "random:seed=4"]
+    assert len(result["pairs"]) == 2
     assert sum(row["elo"] for row in result["ladder"]) == pytest.approx(0.0, abs=1e-6)
     assert ledger.read()[0]["kind"] == "league"
 
