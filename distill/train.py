@@ -635,7 +635,8 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
         elapsed = time.perf_counter() - started
         summary = {"kind": "epoch", "epoch": epoch, "step": trainer.step_count,
                    **{f"train_{k}": v / seen for k, v in sums.items()}, "lr": trainer.lr,
-                   "samples_per_s": seen / elapsed, "seconds": elapsed,
+                   "samples_per_s": seen / elapsed, "seconds": elapsed, "processes": size,
+                   "blas": "openblas" if openblas_loaded() else "bundled",
                    **evaluate(trainer.model, val_samples, cfg, mcfg, group)}
         if rank == 0:
             _append(metrics_path, summary)

@@ -209,7 +209,9 @@ def _launch_works():
 def test_two_processes_match_one(data, tmp_path):
     settings = TINY + ["shuffle=false", "epochs=1", "log_every=1"]
     sets = [a for item in settings for a in ("--set", item)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENLANDLORD_BLAS="bundled")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("OPENLANDLORD_BLAS", None)
+    env.pop(tr.REEXEC_GUARD, None)
     one = subprocess.run([sys.executable, "-m", "openlandlord.cli", "train", "--data", data,
                           "--out", str(tmp_path / "one")] + sets, env=env, capture_output=True, text=True,
                          timeout=120)
@@ -231,3 +233,6 @@ def test_two_processes_match_one(data, tmp_path):
     for key in ("train_loss", "val_kl", "val_value_mse", "val_belief_nll", "val_top1"):
         assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-5), key
     assert json.loads((tmp_path / "two" / "config.json").read_text())["processes"] == 2
+    # Started as commands, both runs preloaded OpenBLAS when this machine has it.
+    blas = "openblas" if sys.platform == "linux" and os.path.exists(tr.OPENBLAS) else "bundled"
+    assert a["blas"] == b["blas"] == blas
