@@ -217,3 +217,10 @@ def test_shengji_follow_too_large_to_list_is_built_by_the_rule_bot():
                       attacker_points=0, cards_left=(27, 15, 27, 27), voids=((),) * 4)
     play = make("pimc", 0).choose_play(obs)
     assert len(play) == 12 and is_legal(Rules.tractor("2", "S"), list(hand), list(lead), list(play))
+
+
+def test_shengji_rule_rollouts_play_only_legal_plays():
+    points = native_sj.checked_rule_rounds(200, 5)
+    assert len(points) == 200
+    assert all(0 <= p <= 200 and p % 5 == 0 for p in points)
+    assert 0 < np.mean(points) < 200

@@ -27,7 +27,7 @@ from libc.stdlib cimport malloc, free
 
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
-    random_policy, sample_world_c, next_random)
+    random_policy, sample_world_c, next_random, deal_c)
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -576,3 +576,57 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     finally:
         free(cand)
         free(total)
+
+
+def checked_rule_rounds(int rounds, unsigned long long seed):
+    """Plays `rounds` fresh deals (trump drawn per deal) with the rule rollout policy in every
+    seat, checking every play against the referee's rules; returns the attacker points of
+    each round. Raises AssertionError on an illegal play (for the tests)."""
+    cdef Table t
+    cdef unsigned char hands[4 * 54]
+    cdef unsigned char held[54]
+    cdef Trick tr
+    cdef Lead u
+    cdef unsigned long long rng = seed
+    cdef int r, i, c, seat, winner, points, attacker_points, declarers, left
+    out = []
+    for r in range(rounds):
+        build_table(&t, <int>(next_random(&rng) % 13), <int>(next_random(&rng) % 4))
+        deal_c(hands, &rng)
+        memset(&tr, 0, sizeof(Trick))
+        tr.leader = <int>(next_random(&rng) % 4)
+        declarers = tr.leader & 1
+        attacker_points = 0
+        left = 27
+        while left > 0:
+            for i in range(4):
+                seat = (tr.leader + i) & 3
+                memcpy(held, hands + seat * NCARD, NCARD)
+                if i == 0:
+                    lead_rule(&t, hands, seat, tr.plays)
+                    if not classify(&t, tr.plays, &tr.lead):
+                        raise AssertionError("the rule policy led a play that is not a unit")
+                    left -= tr.lead.n
+                    for c in range(NCARD):
+                        if tr.plays[c] > held[c]:
+                            raise AssertionError("the rule policy led cards it does not hold")
+                else:
+                    follow_rule(&t, hands, seat, &tr, tr.plays + i * NCARD)
+                    if follow_error(&t, held, &tr.lead, tr.plays + i * NCARD) != 0:
+                        raise AssertionError("the rule policy made an illegal follow")
+                for c in range(NCARD):
+                    hands[seat * NCARD + c] -= tr.plays[i * NCARD + c]
+                tr.n = i + 1
+            points = 0
+            for i in range(4):
+                points += play_points(&t, tr.plays + i * NCARD)
+            winner = (tr.leader + trick_winner_c(&t, tr.plays, 4)) & 3
+            if (winner & 1) != declarers:
+                attacker_points += points
+            tr.leader = winner
+            tr.n = 0
+        for c in range(4 * NCARD):
+            if hands[c]:
+                raise AssertionError("a hand is not empty when the leader's is")
+        out.append(attacker_points)
+    return out
