@@ -77,9 +77,10 @@ def format_table(result: dict) -> str:
 
 def run(args) -> int:
     """`openlandlord league`."""
-    if args.deals is None or args.deals <= 0:
+    deal_set_name = getattr(args, "deal_set", None)
+    if deal_set_name is None and (args.deals is None or args.deals <= 0):
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
-    deal_set = dealsets.adhoc(args.game, args.deals, args.seed)
+    deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed)
     result = play_league(args.game, args.agents, deal_set, args.seed,
                          getattr(args, "workers", None), getattr(args, "anchor", None))
     print(format_table(result))
