@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import shutil
 import sys
@@ -323,7 +322,6 @@ class Trainer:
             self.optimizer.update(self.model, grads)
             return total, parts
 
-        self._empty_step = None
         if cfg.compile:
             state = [self.model.state, self.optimizer.state]
             step = mx.compile(step, inputs=state, outputs=state)
@@ -428,8 +426,10 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
     if group.size() > 1:
         sums = np.array(mx.distributed.all_sum(mx.array(sums.astype(np.float32)), group=group), np.float64)
         bins = np.array(mx.distributed.all_sum(mx.array(bins.astype(np.float32)), group=group), np.float64)
-    n = max(sums[0], 1.0)
-    metrics = {"val_decisions": int(sums[0]), "val_top1": sums[1] / n, "val_kl": sums[2] / n,
+    if sums[0] == 0:
+        return {"val_decisions": 0}
+    n = sums[0]
+    metrics = {"val_decisions": int(n), "val_top1": sums[1] / n, "val_kl": sums[2] / n,
                "val_value_mse": sums[3] / n}
     if sums[5] > 0:
         count = bins[0]
@@ -611,6 +611,9 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash, "training": cfg.to_dict(),
              "processes": size}
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
+    if start_epoch >= cfg.epochs and rank == 0:
+        print(f"{out} has already trained {start_epoch} of {cfg.epochs} epochs: nothing to do "
+              "(pass a larger --epochs to train on)", file=sys.stderr)
     summary = {}
     for epoch in range(start_epoch + 1, last_epoch + 1):
         batches = epoch_batches(counts, cfg, epoch)
@@ -665,8 +668,12 @@ def _append(path: Path, row: dict) -> None:
 
 
 def _epoch_line(row: dict) -> str:
-    parts = [f"epoch {row['epoch']}", f"loss {row['train_loss']:.4f}", f"val top1 {row['val_top1']:.3f}",
-             f"KL {row['val_kl']:.4f}", f"value MSE {row['val_value_mse']:.4f}"]
+    parts = [f"epoch {row['epoch']}", f"loss {row['train_loss']:.4f}"]
+    if row["val_decisions"]:
+        parts += [f"val top1 {row['val_top1']:.3f}", f"KL {row['val_kl']:.4f}",
+                  f"value MSE {row['val_value_mse']:.4f}"]
+    else:
+        parts.append("no val decisions")
     if "val_belief_nll" in row:
         parts += [f"belief NLL {row['val_belief_nll']:.4f}", f"ECE {row['val_belief_ece']:.3f}"]
     parts.append(f"{row['samples_per_s']:.0f} samples/s")

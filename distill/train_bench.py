@@ -20,9 +20,9 @@ import sys
 import tempfile
 import time
 
-from openlandlord.errors import UserError
-
 import numpy as np
+
+from openlandlord.errors import UserError
 
 from .train import OPENBLAS, REEXEC_GUARD, TrainConfig, collate, epoch_batches, load_split, \
     model_config, openblas_loaded
