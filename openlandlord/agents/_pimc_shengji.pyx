@@ -188,7 +188,8 @@ cdef void run_unit(const Table* t, int c, int copies, int pairs, Unit* u) noexce
         d = t.nxt[d]
 
 
-cdef void write_unit(const Table* t, int c, int copies, int pairs, unsigned char* out) noexcept nogil:
+cdef void write_unit(const Table* t, int c, int copies, int pairs,
+                     unsigned char* out) noexcept nogil:
     cdef int k, d = c
     memset(out, 0, NCARD)
     for k in range(pairs if copies == 2 else 1):

@@ -40,7 +40,8 @@ class PimcAgent:
         if worlds is not None and worlds < 1:
             raise UserError(f"pimc needs worlds >= 1, got {worlds}")
         if rollout not in ROLLOUTS:
-            raise UserError(f"unknown pimc rollout {rollout!r}; choose one of {', '.join(ROLLOUTS)}")
+            raise UserError(f"unknown pimc rollout {rollout!r}; "
+                            f"choose one of {', '.join(ROLLOUTS)}")
         if cap < 1:
             raise UserError(f"pimc needs cap >= 1, got {cap}")
         self.name = name
