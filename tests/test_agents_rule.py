@@ -123,3 +123,16 @@ def test_decision_time():
         game_count += 1
     print(f"rule bot: {1e3 * elapsed / decisions:.3f} ms per decision over {decisions}")
     assert elapsed / decisions < 0.05
+
+
+def test_dispatches_on_the_game():
+    pytest.importorskip("openlandlord.agents.shengji_rule")
+    from openlandlord.games import new_deal
+
+    agent = make("rule")
+    game = new_deal("shengji", 3)
+    while not game.done:
+        legal = game.legal_moves()
+        scores = agent.scores(game.observation(game.current_seat), legal)
+        assert scores.shape == (len(legal),)
+        game.play(legal[int(np.argmax(scores))])

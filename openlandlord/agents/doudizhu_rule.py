@@ -12,17 +12,19 @@ How a move is scored:
 - Leading: play the move whose rest is cheapest to play out; a low move and a long one break
   ties. Near the end nobody leads into an opponent's count: with an opponent on one card,
   singles are led only from the top; on two cards, pairs likewise.
-- Following: passing keeps the hand's cost; beating pays the rest's cost, minus a small
-  bonus for taking the lead, minus a price for spending top cards early.
+- Following: passing keeps the hand's cost; beating pays the rest's cost, plus a price for
+  spending a 2 or a joker early. (A bonus for taking the lead made it weaker against
+  `rlcard`: the cost of the rest already rewards shedding.)
 - Roles: a farmer does not overtake its partner's winning move (unless it goes out); anyone
   facing an opponent on one or two cards beats that opponent's move with its highest
   option, bombs included; bombs are kept otherwise, unless the rest plays out fast after it.
-  The farmer after the landlord leads its lowest single when its partner, next, has one card.
+  The farmer after the landlord leads a single, the lower the better, when its partner,
+  next to play, has one card left.
 
-Levels: `easy` plays the first legal move that sheds the most low cards (no search),
-`normal` is the bot described here, `expert` is `normal` plus tracking of unseen cards:
-a move that nothing unseen can beat counts as a sure trick, so a hand of sure tricks plus
-one more is played out in order.
+Levels: `easy` sheds the most cards it can, lowest first, with no search (it never bombs to
+follow, never overtakes its partner); `normal` is the bot described here; `expert` is
+`normal` plus a bonus for leading a move that nothing unseen can beat when the rest then
+plays out in about one more move (measured: about as strong as `normal`).
 
 Bidding: a hand-strength score (control cards, bombs, and how cheaply the hand plays out)
 sets the highest bid the bot will make; `points` bids up to it, `call-rob` calls, robs and
@@ -43,7 +45,7 @@ _SINGLE_COST = (1.0,) * 8 + (0.95, 0.9, 0.8, 0.6, 0.3, 0.2, 0.1)
 _PAIR_COST = (1.0,) * 8 + (0.9, 0.85, 0.75, 0.5, 0.25, 0.0, 0.0)
 _TRIO_COST = 1.0
 _CHAIN_COST = 1.0
-_BOMB_COST = -0.5
+_BOMB_COST = -1.0
 _ROCKET_COST = -0.7
 # chain type (copies per rank) -> (shortest, longest) length in ranks
 _CHAINS = ((1, 5, 12), (2, 3, 10), (3, 2, 6))
@@ -165,11 +167,21 @@ def hand_strength(counts) -> float:
 
 
 class DouDizhuRuleBot:
-    """The rule bot for one seat at a time; it keeps no state between decisions."""
+    """The rule bot for one seat at a time. It keeps no state between decisions and is
+    deterministic; `seed` is taken only so that every bot has the same constructor."""
 
     # Bidding: strength needed for each bid level (points) and for call / rob / double.
-    BID_THRESHOLDS = (1.0, 2.3, 3.5)
-    CALL, ROB, DOUBLE = 1.5, 3.0, 4.0
+    BID_THRESHOLDS = (0.0, 1.0, 2.2)
+    CALL, ROB, DOUBLE = 0.3, 1.5, 2.5
+    # Play: the price of spending a 2 or a joker early, of a bomb that does not finish the
+    # hand (following / leading), of overtaking a partner; the pull of stopping an opponent
+    # on THREAT_CARDS cards or fewer.
+    TOP_CARD_PRICE = 0.4
+    BOMB_PRICE = 2.0
+    LEAD_BOMB_PRICE = 1.0
+    PARTNER_PRICE = 3.0
+    THREAT_BONUS = 4.0
+    THREAT_CARDS = 2
 
     def __init__(self, level: str = "normal", seed: int | None = None):
         if level not in ("easy", "normal", "expert"):
@@ -244,7 +256,7 @@ class DouDizhuRuleBot:
 
         base = hand_cost(hand)
         leading = not obs.to_beat
-        threat = (not leading and obs.to_beat_seat in opponents and danger <= 2)
+        threat = (not leading and obs.to_beat_seat in opponents and danger <= self.THREAT_CARDS)
         partner_winning = not leading and obs.to_beat_seat == partner
         # a farmer right after the landlord whose partner, next, has one card left
         feed_partner = (leading and partner == (seat + 1) % 3 and left[partner] == 1)
@@ -273,26 +285,26 @@ class DouDizhuRuleBot:
                 elif size == 2 and c[main] == 2 and danger == 2 and main < top_pair:
                     s -= 2.0
                 if bomb and rest_cost > 1.0:
-                    s -= 1.0
+                    s -= self.LEAD_BOMB_PRICE
             else:
-                s += 0.3
                 if threat:
-                    s += 4.0 + 0.1 * main
+                    s += self.THREAT_BONUS + 0.1 * main
                 else:
                     if bomb and rest_cost > 1.0:
-                        s -= 2.0
+                        s -= self.BOMB_PRICE
                     if main >= _TWO and size <= 2 and n_hand > 6 and danger > 4:
-                        s -= 0.4
+                        s -= self.TOP_CARD_PRICE
                 if partner_winning:
-                    s -= 3.0
+                    s -= self.PARTNER_PRICE
             if self.level == "expert":
-                s += self._sure_trick_bonus(move, c, main, size, rest, unseen, leading)
+                s += self._sure_trick_bonus(c, main, size, rest, unseen, leading)
             out[j] = s
         return out
 
-    def _sure_trick_bonus(self, move, c, main, size, rest, unseen, leading) -> float:
-        """Expert: lead a move nothing unseen can beat when the rest then plays out in one
-        more move; the bomb and rocket odds of the unseen cards are respected."""
+    def _sure_trick_bonus(self, c, main, size, rest, unseen, leading) -> float:
+        """Expert: lead a move nothing unseen can beat (single, pair, trio, trio + single)
+        when the rest then plays out in about one more move; never while the unseen cards
+        could hold a bomb or the rocket."""
         if not leading:
             return 0.0
         if hand_cost(rest) > 1.0:
