@@ -130,10 +130,13 @@ def config_from_dict(fields: dict, where: str = "training config") -> TrainConfi
 
 def load_config(path: str | None, overrides: list[str] | None = None,
                 epochs: int | None = None) -> TrainConfig:
-    """--config FILE (default: distill/configs/default.json), then each --set key=value
+    """--config FILE (default: distill/configs/default.json; a bare name such as
+    `ablation_belief_off` names a file there), then each --set key=value
     (value parsed as JSON when it parses, else taken as a string; `model.d_model=32` sets an
     architecture field), then --epochs."""
     path = path or str(CONFIG_DIR / "default.json")
+    if not os.path.exists(path) and (CONFIG_DIR / f"{path}.json").is_file():
+        path = str(CONFIG_DIR / f"{path}.json")      # a shipped config by name
     try:
         with open(path) as f:
             fields = json.load(f)

@@ -124,6 +124,7 @@ def test_ablation_configs_load_and_build(data):
     assert built["ablation_no_deep_sets.json"].use_deep_sets is False
     assert built["ablation_value_winloss.json"].value_target == "winloss"
     assert built["ablation_belief_full.json"].belief_mode == "full"
+    assert tr.load_config("ablation_no_adapters").use_adapters is False     # by name
 
 
 def test_an_ablation_trains(data, tmp_path):
