@@ -1,0 +1,436 @@
+"""`openlandlord bench latency [--game G] [--checkpoint DIR] [--json FILE] [--seconds S]`:
+how long the student takes to decide one move, on every backend this machine can run.
+
+Positions are real decisions (every decision with two or more legal moves) of seeded
+deals played by the rule bot. A decision is timed from the referee's state to the chosen
+move: legal moves, observation, featurize, forward, choose. "Forward" is one of those
+stages: scoring the featurized decision with a fixed-shape export (batch 1, `SLOTS` action
+slots, the featurizer's maximum state length; longer legal lists in chunks through
+`openlandlord.model.chunked.score_in_chunks`, exactly as the Core ML package runs).
+Everything runs on one thread (torch, onnxruntime, BLAS); each backend gets one warm-up
+pass over the positions, then decides positions in turn until the time budget is spent.
+
+Backends: `mlx` and `mlx_compiled` (the MLX student, eager and `mx.compile`d), `torch`
+and `torch_traced` (the torch mirror, eager and traced + frozen), `onnx` (the torch
+mirror exported to ONNX at the same fixed shapes, run by onnxruntime), and on macOS the
+exported Core ML package under `coreml_cpu_only`, `coreml_cpu_and_gpu`, `coreml_all`.
+Batched throughput (decisions/s of the model alone, padded batches) is measured for the
+backends that take a batch axis (`mlx`, `torch`).
+
+JSON: `backends: {NAME: {p50_ms, p95_ms, p99_ms, mean_ms, decisions, forward: {p50_ms,
+p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}`, where the
+top-level percentiles are the full decision and `forward` the forward stage alone;
+`skipped: {NAME: reason}`, `throughput: {NAME: {BATCH: decisions_per_s}}`, `states`
+(how many, legal-count mean and max, how many need chunks), `model`, `machine`,
+`fastest`, `target_p50_ms`, `git_sha`. Without --checkpoint the student is a randomly
+initialised default-config model: latency does not depend on the weights.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+from openlandlord import features
+from openlandlord.agents import choose, make
+from openlandlord.errors import NotAvailable, UserError
+from openlandlord.games import new_deal
+from openlandlord.model.chunked import score_in_chunks
+from openlandlord.provenance import git_sha
+
+SLOTS = 64
+DEFAULT_SECONDS = 2.0
+DEALS = 24
+BATCH_SIZES = (16, 64, 256)
+TARGET_P50_MS = 0.5
+STAGES = ("legal_moves", "observation", "featurize", "forward", "choose")
+COREML_UNITS = {"coreml_cpu_only": "CPU_ONLY", "coreml_cpu_and_gpu": "CPU_AND_GPU", "coreml_all": "ALL"}
+BACKENDS = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx") + tuple(COREML_UNITS)
+
+
+def percentiles(times_ns) -> dict:
+    """{p50_ms, p95_ms, p99_ms, mean_ms} of durations in nanoseconds (linear interpolation
+    between order statistics, numpy's default)."""
+    ms = np.asarray(times_ns, dtype=np.float64) / 1e6
+    if ms.size == 0:
+        raise ValueError("no timings to summarise")
+    p50, p95, p99 = np.percentile(ms, [50, 95, 99])
+    return {"p50_ms": float(p50), "p95_ms": float(p95), "p99_ms": float(p99), "mean_ms": float(ms.mean())}
+
+
+# --- positions -------------------------------------------------------------------------------
+
+def decision_states(game: str, deals: int = DEALS, seed: int = 0) -> list:
+    """Every state with 2+ legal moves of `deals` seeded deals played by the rule bot
+    (Dou Dizhu with call-rob bidding, so bidding decisions are among them)."""
+    bot = make("rule", seed)
+    options = {"bidding": "call-rob"} if game == "doudizhu" else {}
+    states = []
+    for deal in range(deals):
+        state = new_deal(game, seed * 1000 + deal, **options)
+        while not state.done:
+            legal = state.legal_moves()
+            if len(legal) >= 2:
+                states.append(state.clone())
+            state.play(legal[choose(bot.scores(state.observation(state.current_seat), legal))])
+    if not states:
+        raise UserError(f"no {game} decisions with two or more legal moves in {deals} deals")
+    return states
+
+
+# --- the student -------------------------------------------------------------------------------
+
+def default_checkpoint(game: str, directory: str) -> str:
+    """Save a randomly initialised default-config student for `game` into `directory`."""
+    import mlx.core as mx
+
+    from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
+
+    dims = features.dims(game)
+    config = ModelConfig.for_game(game, role_names=(), max_state_tokens=dims["max_tokens"],
+                                  feature_version=str(dims["feature_version"]),
+                                  **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
+                                                          "belief_slots", "belief_holders", "belief_max_count")})
+    mx.random.seed(0)
+    return save_checkpoint(directory, LandlordFormerLite(config), config)
+
+
+def _mlx_functions(model):
+    """The four export functions over the MLX student, taking mx arrays positionally."""
+    def main(state_tokens, state_mask, role, unseen, capacity, void, actions, action_mask):
+        out = model({"state_tokens": state_tokens, "state_mask": state_mask, "role": role,
+                     "unseen": unseen, "capacity": capacity, "void": void,
+                     "actions": actions, "action_mask": action_mask})
+        return (out["logits"], out["value"]) + ((out["belief_expect"],) if "belief_expect" in out else ())
+
+    def encode(state_tokens, state_mask, role, unseen, capacity, void):
+        memory, memory_mask, belief, value = model.encode_state(state_tokens, state_mask, role, unseen, capacity, void)
+        return (memory, memory_mask, value) + ((belief["belief_expect"],) if belief else ())
+
+    def embed_pool(memory, memory_mask, actions, action_mask, role):
+        embeddings = model.embed_actions(memory, memory_mask, actions, role)
+        return (embeddings,) + tuple(model.pool(embeddings, action_mask))
+
+    def score(embeddings, pool_sum, pool_count, pool_max, role, action_mask):
+        return (model.score(embeddings, (pool_sum, pool_count, pool_max), role, action_mask),)
+
+    return {"main": main, "encode": encode, "embed_pool": embed_pool, "score": score}
+
+
+def mlx_call(checkpoint: str, signatures: dict, compiled: bool):
+    import mlx.core as mx
+
+    from openlandlord.model import load_checkpoint
+
+    model = load_checkpoint(checkpoint)[0]
+    functions = _mlx_functions(model)
+    if compiled:
+        functions = {name: mx.compile(f) for name, f in functions.items()}
+
+    def call(function, inputs):
+        _, spec, outputs = signatures[function]
+        result = functions[function](*(mx.array(inputs[n]) for n, _, _ in spec))
+        mx.eval(result)
+        return {n: np.array(r) for n, r in zip(outputs, result)}
+    return call
+
+
+def _torch_modules(mirror, signatures: dict, traced: bool) -> dict:
+    import torch
+
+    from .coreml import example_inputs
+
+    modules = {}
+    for name, (wrapper, spec, _) in signatures.items():
+        module = wrapper(mirror).eval()
+        if traced:
+            with torch.no_grad():
+                module = torch.jit.freeze(torch.jit.trace(module, example_inputs(spec, mirror.config)))
+        modules[name] = module
+    return modules
+
+
+def torch_call(checkpoint: str, signatures: dict, traced: bool):
+    import torch
+
+    from .torch_mirror import load_torch_student
+
+    modules = _torch_modules(load_torch_student(checkpoint), signatures, traced)
+
+    def call(function, inputs):
+        _, spec, outputs = signatures[function]
+        with torch.inference_mode():
+            result = modules[function](*(torch.from_numpy(inputs[n]) for n, _, _ in spec))
+        result = result if isinstance(result, tuple) else (result,)
+        return {n: r.numpy() for n, r in zip(outputs, result)}
+    return call
+
+
+def export_onnx(checkpoint: str, signatures: dict, directory: str) -> dict:
+    """Export each function of the torch mirror to `directory`/NAME.onnx at the fixed
+    shapes of `signatures` (TorchScript-based exporter: no onnxscript needed)."""
+    import torch
+
+    from .coreml import example_inputs
+    from .torch_mirror import load_torch_student
+
+    mirror = load_torch_student(checkpoint)
+    paths = {}
+    for name, (wrapper, spec, outputs) in signatures.items():
+        paths[name] = os.path.join(directory, f"{name}.onnx")
+        # The TorchScript exporter is deprecated in favour of one that needs onnxscript.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), paths[name],
+                              input_names=[n for n, _, _ in spec], output_names=list(outputs),
+                              opset_version=17, dynamo=False)
+    return paths
+
+
+def onnx_call(checkpoint: str, signatures: dict, directory: str):
+    import onnxruntime as ort
+
+    paths = export_onnx(checkpoint, signatures, directory)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sessions = {name: ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+                for name, path in paths.items()}
+    # The exporter drops inputs a function never reads (embed_pool ignores role).
+    wanted = {name: [i.name for i in s.get_inputs()] for name, s in sessions.items()}
+
+    def call(function, inputs):
+        _, _, outputs = signatures[function]
+        result = sessions[function].run(None, {n: inputs[n] for n in wanted[function]})
+        return dict(zip(outputs, result))
+    return call
+
+
+def coreml_call(package: str, units: str):
+    from openlandlord.agents.coreml_agent import CoreMLAgent
+
+    return CoreMLAgent(package, compute_units=units).call
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+def time_decisions(call, states, slots: int, tokens: int, seconds: float) -> dict:
+    """Full-decision and per-stage timings (ns) over `states`, in turn, for about `seconds`
+    after one warm-up pass (at most 200 states)."""
+    clock = time.perf_counter_ns
+    for state in states[:200]:
+        legal = state.legal_moves()
+        score_in_chunks(call, features.featurize(state.observation(state.current_seat), legal), slots, tokens)
+    totals, stages = [], {s: [] for s in STAGES}
+    deadline = clock() + int(seconds * 1e9)
+    i = 0
+    while True:
+        state = states[i % len(states)]
+        t0 = clock()
+        legal = state.legal_moves()
+        t1 = clock()
+        obs = state.observation(state.current_seat)
+        t2 = clock()
+        sample = features.featurize(obs, legal)
+        t3 = clock()
+        logits = score_in_chunks(call, sample, slots, tokens)["logits"]
+        t4 = clock()
+        legal[choose(logits)]
+        t5 = clock()
+        totals.append(t5 - t0)
+        for stage, ns in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+            stages[stage].append(ns)
+        i += 1
+        if t5 >= deadline and i >= len(states[:20]):
+            return {"total": totals, "stages": stages}
+
+
+def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
+               batch_sizes=BATCH_SIZES) -> dict:
+    """Decisions per second of the model alone on padded batches, per batch size."""
+    rates = {}
+    if backend == "mlx":
+        import mlx.core as mx
+
+        from openlandlord.model import load_checkpoint
+
+        model = load_checkpoint(checkpoint)[0]
+
+        def forward(batch):
+            mx.eval(model({k: mx.array(v) for k, v in batch.items()})["logits"])
+    else:
+        import torch
+
+        from .torch_mirror import load_torch_student
+
+        mirror = load_torch_student(checkpoint)
+
+        def forward(batch):
+            with torch.inference_mode():
+                mirror({k: torch.from_numpy(v) for k, v in batch.items()})
+    for size in batch_sizes:
+        batches = [features.collate([samples[(start + j) % len(samples)] for j in range(size)])
+                   for start in range(0, max(len(samples), size), size)]
+        forward(batches[0])
+        done, start = 0, time.perf_counter()
+        while True:
+            forward(batches[done // size % len(batches)])
+            done += size
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        rates[str(size)] = done / elapsed
+    return rates
+
+
+def single_thread():
+    """One thread for every runtime measured (onnxruntime is set per session)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def machine() -> dict:
+    import torch
+
+    info = {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(), "cpu_count": os.cpu_count(), "threads": 1,
+            "numpy": np.__version__, "torch": torch.__version__}
+    for name in ("mlx", "onnxruntime", "coremltools"):
+        try:
+            info[name] = __import__(name).__version__
+        except (ImportError, AttributeError):
+            info[name] = None
+    return info
+
+
+def _agreement(call, reference, samples, slots, tokens) -> float:
+    return max(float(np.abs(score_in_chunks(call, s, slots, tokens)["logits"]
+                            - score_in_chunks(reference, s, slots, tokens)["logits"]).max())
+               for s in samples)
+
+
+def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: float = DEFAULT_SECONDS,
+            backends=BACKENDS, deals: int = DEALS, slots: int = SLOTS, batch_sizes=BATCH_SIZES,
+            progress=None) -> dict:
+    """The whole benchmark as a dict (keys in the module docstring)."""
+    from .coreml import function_signatures
+    from .torch_mirror import load_torch_student
+
+    if seconds <= 0:
+        raise UserError(f"--seconds must be positive, got {seconds}")
+    unknown = sorted(set(backends) - set(BACKENDS))
+    if unknown:
+        raise UserError(f"unknown latency backend(s) {', '.join(unknown)}; known: {', '.join(BACKENDS)}")
+    single_thread()
+    scratch = tempfile.TemporaryDirectory(prefix="openlandlord-latency-")
+    try:
+        random_init = checkpoint is None
+        if random_init:
+            checkpoint = default_checkpoint(game, os.path.join(scratch.name, "student"))
+        mirror = load_torch_student(checkpoint)
+        config, meta = mirror.config, mirror.meta
+        if config.game != game:
+            raise UserError(f"checkpoint {checkpoint} is a {config.game} student, not {game}")
+        tokens = config.max_state_tokens
+        signatures = function_signatures(config, slots, tokens)
+        states = decision_states(game, deals)
+        samples = [features.featurize(s.observation(s.current_seat), s.legal_moves()) for s in states]
+        counts = np.array([s["actions"].shape[0] for s in samples])
+        reference = torch_call(checkpoint, signatures, traced=False)
+        result = {"game": game, "git_sha": git_sha(), "machine": machine(), "seconds": seconds,
+                  "target_p50_ms": TARGET_P50_MS,
+                  "model": {"checkpoint": None if random_init else checkpoint, "random_init": random_init,
+                            "num_parameters": int(meta["num_parameters"]), "slots": slots, "state_tokens": tokens},
+                  "states": {"decisions": len(states), "deals": deals, "players": "rule",
+                             "legal_mean": float(counts.mean()), "legal_max": int(counts.max()),
+                             "chunked": int((counts > slots).sum())},
+                  "backends": {}, "skipped": {}, "throughput": {}}
+        package = None
+        for name in backends:
+            if progress:
+                progress(f"{name} ...")
+            try:
+                if name in COREML_UNITS:
+                    if sys.platform != "darwin":
+                        raise NotAvailable("Core ML prediction needs macOS")
+                    if package is None:
+                        from .coreml import convert
+                        package = convert(checkpoint, os.path.join(scratch.name, "student.mlpackage"),
+                                          "fp16", slots, tokens)
+                    call = coreml_call(package, COREML_UNITS[name])
+                elif name.startswith("mlx"):
+                    call = mlx_call(checkpoint, signatures, compiled=name == "mlx_compiled")
+                elif name.startswith("torch"):
+                    call = torch_call(checkpoint, signatures, traced=name == "torch_traced")
+                else:
+                    call = onnx_call(checkpoint, signatures, scratch.name)
+            except (ImportError, NotAvailable) as e:
+                result["skipped"][name] = str(e)
+                continue
+            timings = time_decisions(call, states, slots, tokens, seconds)
+            entry = percentiles(timings["total"])
+            entry["decisions"] = len(timings["total"])
+            entry["forward"] = percentiles(timings["stages"]["forward"])
+            entry["stages_ms"] = {s: float(np.median(v)) / 1e6 for s, v in timings["stages"].items()}
+            entry["max_abs_diff_vs_torch"] = _agreement(call, reference, samples[:: max(1, len(samples) // 16)],
+                                                        slots, tokens)
+            result["backends"][name] = entry
+        for name in ("mlx", "torch"):
+            if name in result["backends"] and batch_sizes:
+                if progress:
+                    progress(f"{name} batched ...")
+                result["throughput"][name] = throughput(name, checkpoint, samples, seconds, batch_sizes)
+    finally:
+        scratch.cleanup()
+    if result["backends"]:
+        result["fastest"] = min(result["backends"], key=lambda n: result["backends"][n]["p50_ms"])
+    return result
+
+
+def format_table(result: dict) -> str:
+    states, model = result["states"], result["model"]
+    weights = ("a randomly initialised default-config student (latency does not depend on the weights)"
+               if model["random_init"] else f"checkpoint {model['checkpoint']}")
+    lines = [f"bench latency, {result['game']}: {weights}, {model['num_parameters']:,} parameters, "
+             f"{model['slots']} action slots x {model['state_tokens']} state tokens, one thread",
+             f"{states['decisions']} decisions from {states['deals']} rule-bot deals: legal moves mean "
+             f"{states['legal_mean']:.1f}, max {states['legal_max']}, {states['chunked']} need chunks",
+             "",
+             f"{'backend':<20}{'decision p50':>13}{'p95':>8}{'p99':>8}{'forward p50':>13}{'p95':>8}{'p99':>8}"
+             f"{'max|diff|':>11}"]
+    for name, e in result["backends"].items():
+        f = e["forward"]
+        lines.append(f"{name:<20}{e['p50_ms']:>13.3f}{e['p95_ms']:>8.3f}{e['p99_ms']:>8.3f}"
+                     f"{f['p50_ms']:>13.3f}{f['p95_ms']:>8.3f}{f['p99_ms']:>8.3f}{e['max_abs_diff_vs_torch']:>11.1e}")
+    lines.append("(milliseconds; max|diff|: largest logit difference from the torch mirror)")
+    for name, reason in result["skipped"].items():
+        lines.append(f"{name:<20}skipped: {reason}")
+    if "fastest" in result:
+        best = result["backends"][result["fastest"]]
+        verdict = "meets" if best["p50_ms"] <= result["target_p50_ms"] else "misses"
+        lines.append(f"fastest: {result['fastest']}, decision p50 {best['p50_ms']:.3f} ms ({verdict} the "
+                     f"{result['target_p50_ms']} ms target); median per stage: "
+                     + ", ".join(f"{s} {v * 1000:.0f} us" for s, v in best["stages_ms"].items()))
+    for name, rates in result["throughput"].items():
+        lines.append(f"batched {name}: " + ", ".join(f"batch {b} {r:,.0f} decisions/s" for b, r in rates.items()))
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    seconds = args.seconds if args.seconds is not None else DEFAULT_SECONDS
+    result = measure(args.game, args.checkpoint, seconds, BACKENDS, DEALS, SLOTS, BATCH_SIZES,
+                     progress=lambda m: print(m, file=sys.stderr))
+    print(format_table(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0

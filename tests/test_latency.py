@@ -1,0 +1,77 @@
+"""`openlandlord bench latency`: percentiles, the JSON it writes, and that every backend it
+times computes the torch mirror's numbers."""
+import json
+
+import numpy as np
+import pytest
+
+from export import latency
+from openlandlord.cli import main
+from openlandlord.errors import UserError
+
+pytest.importorskip("openlandlord.games.doudizhu._referee")
+
+
+def test_percentiles_of_a_known_sample():
+    # 1..100 ms, shuffled: numpy's linear interpolation puts p95 at 95 + 0.05 * (96 - 95).
+    times_ns = np.random.default_rng(0).permutation(np.arange(1, 101)) * 1_000_000
+    got = latency.percentiles(times_ns)
+    assert got == pytest.approx({"p50_ms": 50.5, "p95_ms": 95.05, "p99_ms": 99.01, "mean_ms": 50.5})
+    assert latency.percentiles([2_500_000])["p99_ms"] == pytest.approx(2.5)
+    with pytest.raises(ValueError):
+        latency.percentiles([])
+
+
+@pytest.mark.parametrize("bad", [dict(seconds=0.0), dict(backends=("tensorflow",))])
+def test_bad_settings_are_user_errors(bad):
+    with pytest.raises(UserError):
+        latency.measure("doudizhu", **bad)
+
+
+def test_decision_states_are_real_choices():
+    states = latency.decision_states("doudizhu", deals=2)
+    assert states and all(len(s.legal_moves()) >= 2 and not s.done for s in states)
+    assert {s.phase for s in states} == {"bidding", "play"}
+
+
+@pytest.fixture(scope="module")
+def bench_json(tmp_path_factory, monkeypatch_module):
+    # The command with its real code path, on a small run: two deals, three backends.
+    monkeypatch_module.setattr(latency, "DEALS", 2)
+    monkeypatch_module.setattr(latency, "BACKENDS", ("torch", "onnx", "coreml_all"))
+    monkeypatch_module.setattr(latency, "BATCH_SIZES", (4,))
+    path = tmp_path_factory.mktemp("latency") / "latency.json"
+    assert main(["bench", "latency", "--seconds", "0.05", "--json", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+def test_bench_writes_the_documented_keys(bench_json):
+    result = bench_json
+    for key in ("game", "git_sha", "machine", "model", "states", "backends", "skipped", "throughput",
+                "fastest", "target_p50_ms"):
+        assert key in result, key
+    assert result["model"]["random_init"] and result["model"]["num_parameters"] > 100_000
+    assert result["states"]["decisions"] > 0 and result["states"]["legal_max"] >= result["states"]["legal_mean"] >= 2
+    assert set(result["backends"]) == {"torch", "onnx"}
+    for name, entry in result["backends"].items():
+        for part in (entry, entry["forward"]):
+            assert 0 < part["p50_ms"] <= part["p95_ms"] <= part["p99_ms"], name
+        assert entry["forward"]["p50_ms"] <= entry["p50_ms"]
+        assert entry["decisions"] >= 20
+        assert set(entry["stages_ms"]) == set(latency.STAGES)
+        assert entry["max_abs_diff_vs_torch"] < 1e-4, name
+    assert result["fastest"] in result["backends"]
+    assert set(result["throughput"]) == {"torch"} and result["throughput"]["torch"]["4"] > 0
+
+
+def test_core_ml_is_skipped_with_its_reason_off_macos(bench_json):
+    import sys
+    if sys.platform == "darwin":
+        pytest.skip("Core ML predicts here")
+    assert "macOS" in bench_json["skipped"]["coreml_all"]
