@@ -224,3 +224,10 @@ def test_shengji_rule_rollouts_play_only_legal_plays():
     assert len(points) == 200
     assert all(0 <= p <= 200 and p % 5 == 0 for p in points)
     assert 0 < np.mean(points) < 200
+
+
+def test_bench_reports_cpu_time_per_searched_decision_for_both_games():
+    from openlandlord.agents.pimc import bench
+    result = bench(deals=1, spec="pimc:worlds=4")
+    for game in ("doudizhu", "shengji"):
+        assert result[game]["decisions"] > 0 and result[game]["ms_per_decision"] > 0

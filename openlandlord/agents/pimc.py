@@ -238,3 +238,54 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     return PimcAgent(worlds=option(spec, "worlds", None, int),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text)
+
+
+def bench(deals: int = 5, spec: str = "pimc") -> dict:
+    """CPU milliseconds per searched decision, per game: `spec` plays seat 0 (Dou Dizhu)
+    or seats 0 and 2 (Shengji) of `deals` deals against the rule bots; forced moves are not
+    counted (they are not searched)."""
+    import time
+
+    from . import make
+    from ..games import new_deal
+    out = {}
+    for game, opponent in (("doudizhu", "rule"), ("shengji", "rule:expert")):
+        agent, other = make(spec, 1), make(opponent, 2)
+        spent, decisions = 0.0, 0
+        for deal in range(deals):
+            state = new_deal(game, deal, **({"dealer": deal % 4} if game == "shengji" else {}))
+            while not state.done:
+                seat = state.current_seat
+                obs = state.observation(seat)
+                mine = seat in ((0,) if game == "doudizhu" else (0, 2))
+                if game == "shengji" and state.count_legal() > 256:
+                    state.play((agent if mine else other._bot("shengji")).choose_play(obs))
+                    continue
+                legal = state.legal_moves()
+                if mine and len(legal) > 1:
+                    started = time.process_time()
+                    scores = agent.scores(obs, legal)
+                    spent += time.process_time() - started
+                    decisions += 1
+                else:
+                    scores = other.scores(obs, legal)
+                state.play(legal[int(np.argmax(scores))])
+        out[game] = {"decisions": decisions, "ms_per_decision": 1000 * spent / max(1, decisions)}
+    return out
+
+
+def main(argv=None) -> int:
+    import argparse
+    parser = argparse.ArgumentParser(description="CPU time per searched decision of the "
+                                     "PIMC teacher, per game (one core)")
+    parser.add_argument("--deals", type=int, default=5)
+    parser.add_argument("--spec", default="pimc")
+    args = parser.parse_args(argv)
+    for game, r in bench(args.deals, args.spec).items():
+        print(f"{args.spec} {game}: {r['ms_per_decision']:.2f} ms CPU per searched decision "
+              f"({r['decisions']} decisions, {args.deals} deals)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
