@@ -26,9 +26,9 @@ from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport malloc, free
 
 from openlandlord.games.doudizhu._referee cimport (
-    PlayState, policy_fn, legal_actions, apply_action, rollout, random_policy, payoff,
+    PlayState, policy_fn, apply_action, rollout, random_policy, payoff,
     action_packed, action_type, action_rank, action_cards, holds, packed_count, splitmix64,
-    MAX_LEGAL, T_BOMB, T_ROCKET, T_PASS)
+    MAX_LEGAL, T_BOMB, T_ROCKET)
 
 cdef enum:
     TWO = 12
