@@ -4,18 +4,22 @@ how long the student takes to decide one move, on every backend this machine can
 Positions are real decisions (every decision with two or more legal moves) of seeded
 deals played by the rule bot. A decision is timed from the referee's state to the chosen
 move: legal moves, observation, featurize, forward, choose. "Forward" is one of those
-stages: scoring the featurized decision with a fixed-shape export (batch 1, `SLOTS` action
-slots, the featurizer's maximum state length; longer legal lists in chunks through
-`openlandlord.model.chunked.score_in_chunks`, exactly as the Core ML package runs).
-Everything runs on one thread (torch, onnxruntime, BLAS); each backend gets one warm-up
-pass over the positions, then decides positions in turn until the time budget is spent.
+stages, scoring the featurized decision; the fixed-shape backends do it as the Core ML
+package does (batch 1, `SLOTS` action slots, the featurizer's maximum state length,
+longer legal lists in chunks through `openlandlord.model.chunked.score_in_chunks`).
+torch and onnxruntime run on one thread (MLX's CPU backend runs as it is built). Each
+backend first decides the first 100 positions and a few chunked ones as a warm-up, then
+decides positions in turn until the time budget is spent; times are wall-clock.
 
 Backends: `mlx` and `mlx_compiled` (the MLX student, eager and `mx.compile`d), `torch`
 and `torch_traced` (the torch mirror, eager and traced + frozen), `onnx` (the torch
-mirror exported to ONNX at the same fixed shapes, run by onnxruntime), and on macOS the
-exported Core ML package under `coreml_cpu_only`, `coreml_cpu_and_gpu`, `coreml_all`.
-Batched throughput (decisions/s of the model alone, padded batches) is measured for the
-backends that take a batch axis (`mlx`, `torch`).
+mirror exported to ONNX at the same fixed shapes, run by onnxruntime), `onnx_dynamic`
+(one ONNX graph with the state length and legal count as dynamic axes: no padding, no
+chunks), and on macOS the exported Core ML package (fp16) under `coreml_cpu_only`,
+`coreml_cpu_and_gpu`, `coreml_all`. Every backend's logits are checked against the torch
+mirror's on a spread of the positions, the chunked ones included. Batched throughput
+(decisions/s of the eager model alone, batches of positions with similar legal counts) is
+measured for the backends that take a batch axis (`mlx`, `torch`).
 
 JSON: `backends: {NAME: {p50_ms, p95_ms, p99_ms, mean_ms, decisions, forward: {p50_ms,
 p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}`, where the
@@ -51,7 +55,7 @@ BATCH_SIZES = (16, 64, 256)
 TARGET_P50_MS = 0.5
 STAGES = ("legal_moves", "observation", "featurize", "forward", "choose")
 COREML_UNITS = {"coreml_cpu_only": "CPU_ONLY", "coreml_cpu_and_gpu": "CPU_AND_GPU", "coreml_all": "ALL"}
-BACKENDS = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx") + tuple(COREML_UNITS)
+BACKENDS = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx", "onnx_dynamic") + tuple(COREML_UNITS)
 
 
 def percentiles(times_ns) -> dict:
@@ -193,16 +197,22 @@ def export_onnx(checkpoint: str, signatures: dict, directory: str) -> dict:
     return paths
 
 
-def onnx_call(checkpoint: str, signatures: dict, directory: str):
+def _onnx_options():
     import onnxruntime as ort
 
-    paths = export_onnx(checkpoint, signatures, directory)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    sessions = {name: ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return options
+
+
+def onnx_call(checkpoint: str, signatures: dict, directory: str):
+    import onnxruntime as ort
+
+    paths = export_onnx(checkpoint, signatures, directory)
+    sessions = {name: ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
                 for name, path in paths.items()}
     # The exporter drops inputs a function never reads (embed_pool ignores role).
     wanted = {name: [i.name for i in s.get_inputs()] for name, s in sessions.items()}
@@ -214,6 +224,37 @@ def onnx_call(checkpoint: str, signatures: dict, directory: str):
     return call
 
 
+def onnx_dynamic_forward(checkpoint: str, signatures: dict, directory: str):
+    """`forward(sample) -> logits` with the whole model exported once with the state length
+    and the legal count as dynamic axes: no padding and no chunks, whatever the legal count."""
+    import onnxruntime as ort
+    import torch
+
+    from .coreml import example_inputs
+    from .torch_mirror import load_torch_student
+
+    mirror = load_torch_student(checkpoint)
+    wrapper, spec, outputs = signatures["main"]
+    path = os.path.join(directory, "dynamic.onnx")
+    axes = {"state_tokens": {1: "tokens"}, "state_mask": {1: "tokens"}, "actions": {1: "legal"},
+            "action_mask": {1: "legal"}, "logits": {1: "legal"}}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), path,
+                          input_names=[n for n, _, _ in spec], output_names=list(outputs),
+                          dynamic_axes=axes, opset_version=17, dynamo=False)
+    session = ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
+
+    def forward(sample):
+        tokens, legal = sample["state_tokens"].shape[0], sample["actions"].shape[0]
+        return session.run(["logits"], {
+            "state_tokens": sample["state_tokens"][None], "state_mask": np.ones((1, tokens), np.float32),
+            "role": np.array([sample["role"]], np.int32), "unseen": sample["unseen"][None],
+            "capacity": sample["capacity"][None], "void": sample["void"][None],
+            "actions": sample["actions"][None], "action_mask": np.ones((1, legal), np.float32)})[0][0]
+    return forward
+
+
 def coreml_call(package: str, units: str):
     from openlandlord.agents.coreml_agent import CoreMLAgent
 
@@ -222,13 +263,12 @@ def coreml_call(package: str, units: str):
 
 # --- measuring -----------------------------------------------------------------------------
 
-def time_decisions(call, states, slots: int, tokens: int, seconds: float) -> dict:
+def time_decisions(forward, states, seconds: float, warmup) -> dict:
     """Full-decision and per-stage timings (ns) over `states`, in turn, for about `seconds`
-    after one warm-up pass (at most 200 states)."""
+    (and at least 20 decisions) after a warm-up pass over `warmup`."""
     clock = time.perf_counter_ns
-    for state in states[:200]:
-        legal = state.legal_moves()
-        score_in_chunks(call, features.featurize(state.observation(state.current_seat), legal), slots, tokens)
+    for state in warmup:
+        forward(features.featurize(state.observation(state.current_seat), state.legal_moves()))
     totals, stages = [], {s: [] for s in STAGES}
     deadline = clock() + int(seconds * 1e9)
     i = 0
@@ -241,7 +281,7 @@ def time_decisions(call, states, slots: int, tokens: int, seconds: float) -> dic
         t2 = clock()
         sample = features.featurize(obs, legal)
         t3 = clock()
-        logits = score_in_chunks(call, sample, slots, tokens)["logits"]
+        logits = forward(sample)
         t4 = clock()
         legal[choose(logits)]
         t5 = clock()
@@ -249,13 +289,14 @@ def time_decisions(call, states, slots: int, tokens: int, seconds: float) -> dic
         for stage, ns in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             stages[stage].append(ns)
         i += 1
-        if t5 >= deadline and i >= len(states[:20]):
+        if t5 >= deadline and i >= 20:
             return {"total": totals, "stages": stages}
 
 
 def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
                batch_sizes=BATCH_SIZES) -> dict:
-    """Decisions per second of the model alone on padded batches, per batch size."""
+    """Decisions per second of the model alone (eager, unexported) on padded batches, per
+    batch size."""
     rates = {}
     if backend == "mlx":
         import mlx.core as mx
@@ -276,9 +317,11 @@ def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
         def forward(batch):
             with torch.inference_mode():
                 mirror({k: torch.from_numpy(v) for k, v in batch.items()})
+    # Batches of neighbours in legal count, as a server grouping requests would pad them.
+    ordered = sorted(samples, key=lambda s: s["actions"].shape[0])
     for size in batch_sizes:
-        batches = [features.collate([samples[(start + j) % len(samples)] for j in range(size)])
-                   for start in range(0, max(len(samples), size), size)]
+        batches = [features.collate([ordered[(start + j) % len(ordered)] for j in range(size)])
+                   for start in range(0, max(len(ordered), size), size)]
         forward(batches[0])
         done, start = 0, time.perf_counter()
         while True:
@@ -303,6 +346,7 @@ def machine() -> dict:
 
     info = {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
             "python": platform.python_version(), "cpu_count": os.cpu_count(), "threads": 1,
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
             "numpy": np.__version__, "torch": torch.__version__}
     for name in ("mlx", "onnxruntime", "coremltools"):
         try:
@@ -312,10 +356,36 @@ def machine() -> dict:
     return info
 
 
-def _agreement(call, reference, samples, slots, tokens) -> float:
-    return max(float(np.abs(score_in_chunks(call, s, slots, tokens)["logits"]
-                            - score_in_chunks(reference, s, slots, tokens)["logits"]).max())
-               for s in samples)
+def _fixed_shape(call, slots: int, tokens: int):
+    """`forward(sample) -> logits` through the fixed-shape functions, chunked past `slots`."""
+    return lambda sample: score_in_chunks(call, sample, slots, tokens)["logits"]
+
+
+def backend(name: str, checkpoint: str, signatures: dict, slots: int, tokens: int, scratch: str):
+    """`forward(sample) -> logits` of one backend; NotAvailable or ImportError where it
+    cannot run here."""
+    if name in COREML_UNITS:
+        if sys.platform != "darwin":
+            raise NotAvailable("Core ML prediction needs macOS")
+        from .coreml import convert
+
+        package = os.path.join(scratch, "student.mlpackage")
+        if not os.path.isdir(package):
+            convert(checkpoint, package, "fp16", slots, tokens)
+        return _fixed_shape(coreml_call(package, COREML_UNITS[name]), slots, tokens)
+    if name == "onnx_dynamic":
+        return onnx_dynamic_forward(checkpoint, signatures, scratch)
+    if name == "onnx":
+        call = onnx_call(checkpoint, signatures, scratch)
+    elif name.startswith("mlx"):
+        call = mlx_call(checkpoint, signatures, compiled=name == "mlx_compiled")
+    else:
+        call = torch_call(checkpoint, signatures, traced=name == "torch_traced")
+    return _fixed_shape(call, slots, tokens)
+
+
+def _agreement(forward, reference, samples) -> float:
+    return max(float(np.abs(forward(s) - reference(s)).max()) for s in samples)
 
 
 def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: float = DEFAULT_SECONDS,
@@ -345,7 +415,6 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
         states = decision_states(game, deals)
         samples = [features.featurize(s.observation(s.current_seat), s.legal_moves()) for s in states]
         counts = np.array([s["actions"].shape[0] for s in samples])
-        reference = torch_call(checkpoint, signatures, traced=False)
         result = {"game": game, "git_sha": git_sha(), "machine": machine(), "seconds": seconds,
                   "target_p50_ms": TARGET_P50_MS,
                   "model": {"checkpoint": None if random_init else checkpoint, "random_init": random_init,
@@ -354,35 +423,25 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
                              "legal_mean": float(counts.mean()), "legal_max": int(counts.max()),
                              "chunked": int((counts > slots).sum())},
                   "backends": {}, "skipped": {}, "throughput": {}}
-        package = None
+        reference = _fixed_shape(torch_call(checkpoint, signatures, traced=False), slots, tokens)
+        chunked = [i for i, n in enumerate(counts) if n > slots]
+        warmup = states[:100] + [states[i] for i in chunked[:3]]
+        # Every backend is checked on the chunked states and on a spread of the others.
+        checked = [samples[i] for i in sorted(set(chunked[:4]) | set(range(0, len(samples), max(1, len(samples) // 16))))]
         for name in backends:
             if progress:
                 progress(f"{name} ...")
             try:
-                if name in COREML_UNITS:
-                    if sys.platform != "darwin":
-                        raise NotAvailable("Core ML prediction needs macOS")
-                    if package is None:
-                        from .coreml import convert
-                        package = convert(checkpoint, os.path.join(scratch.name, "student.mlpackage"),
-                                          "fp16", slots, tokens)
-                    call = coreml_call(package, COREML_UNITS[name])
-                elif name.startswith("mlx"):
-                    call = mlx_call(checkpoint, signatures, compiled=name == "mlx_compiled")
-                elif name.startswith("torch"):
-                    call = torch_call(checkpoint, signatures, traced=name == "torch_traced")
-                else:
-                    call = onnx_call(checkpoint, signatures, scratch.name)
+                forward = backend(name, checkpoint, signatures, slots, tokens, scratch.name)
             except (ImportError, NotAvailable) as e:
                 result["skipped"][name] = str(e)
                 continue
-            timings = time_decisions(call, states, slots, tokens, seconds)
+            timings = time_decisions(forward, states, seconds, warmup)
             entry = percentiles(timings["total"])
             entry["decisions"] = len(timings["total"])
             entry["forward"] = percentiles(timings["stages"]["forward"])
             entry["stages_ms"] = {s: float(np.median(v)) / 1e6 for s, v in timings["stages"].items()}
-            entry["max_abs_diff_vs_torch"] = _agreement(call, reference, samples[:: max(1, len(samples) // 16)],
-                                                        slots, tokens)
+            entry["max_abs_diff_vs_torch"] = _agreement(forward, reference, checked)
             result["backends"][name] = entry
         for name in ("mlx", "torch"):
             if name in result["backends"] and batch_sizes:

@@ -36,9 +36,11 @@ def test_decision_states_are_real_choices():
 
 @pytest.fixture(scope="module")
 def bench_json(tmp_path_factory, monkeypatch_module):
-    # The command with its real code path, on a small run: two deals, three backends.
+    # The command with its real code path, on a small run: two deals, four backends, and
+    # 8 action slots so that some positions are scored in chunks.
     monkeypatch_module.setattr(latency, "DEALS", 2)
-    monkeypatch_module.setattr(latency, "BACKENDS", ("torch", "onnx", "coreml_all"))
+    monkeypatch_module.setattr(latency, "SLOTS", 8)
+    monkeypatch_module.setattr(latency, "BACKENDS", ("torch", "onnx", "onnx_dynamic", "coreml_all"))
     monkeypatch_module.setattr(latency, "BATCH_SIZES", (4,))
     path = tmp_path_factory.mktemp("latency") / "latency.json"
     assert main(["bench", "latency", "--seconds", "0.05", "--json", str(path)]) == 0
@@ -58,7 +60,8 @@ def test_bench_writes_the_documented_keys(bench_json):
         assert key in result, key
     assert result["model"]["random_init"] and result["model"]["num_parameters"] > 100_000
     assert result["states"]["decisions"] > 0 and result["states"]["legal_max"] >= result["states"]["legal_mean"] >= 2
-    assert set(result["backends"]) == {"torch", "onnx"}
+    assert result["model"]["slots"] == 8 and result["states"]["chunked"] > 0
+    assert set(result["backends"]) == {"torch", "onnx", "onnx_dynamic"}
     for name, entry in result["backends"].items():
         for part in (entry, entry["forward"]):
             assert 0 < part["p50_ms"] <= part["p95_ms"] <= part["p99_ms"], name
