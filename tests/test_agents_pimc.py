@@ -231,3 +231,15 @@ def test_bench_reports_cpu_time_per_searched_decision_for_both_games():
     result = bench(deals=1, spec="pimc:worlds=4")
     for game in ("doudizhu", "shengji"):
         assert result[game]["decisions"] > 0 and result[game]["ms_per_decision"] > 0
+
+
+def test_moves_that_are_not_legal_plays_are_user_errors():
+    game = ddz_position(2, 3)
+    obs = game.observation(game.current_seat)
+    with pytest.raises(UserError, match="not a legal move"):
+        make("pimc", 0).scores(obs, game.legal_moves() + ["BR" if "BR" not in obs.hand else "3333"])
+    r = sj_position(3, 1)
+    obs = r.observation(r.current_seat)
+    legal = r.legal_moves()
+    with pytest.raises(UserError, match="not a complete legal play"):
+        make("pimc", 0).scores(obs, legal + [legal[0] + legal[0]])

@@ -122,9 +122,14 @@ class _DoudizhuDecision:
     """One Dou Dizhu play decision as the native search needs it."""
 
     def __init__(self, obs, legal):
-        from ..games.doudizhu import ACTION_ID, classify
+        from ..games.doudizhu import ACTION_ID, classify, legal_moves
         if obs.landlord is None:
             raise UserError("pimc: a Dou Dizhu play decision without a landlord")
+        allowed = set(legal_moves(obs.hand, obs.to_beat))
+        wrong = [m for m in legal if m not in allowed]
+        if wrong:
+            raise UserError(f"pimc: {wrong[0]!r} is not a legal move of seat {obs.seat} here "
+                            "(moves are canonical card strings)")
         self.obs = obs
         self.moves = [ACTION_ID[m] for m in legal]
         self.hand = _packed(obs.hand)
@@ -182,7 +187,7 @@ class _ShengjiDecision:
     """One Shengji play decision as the native search needs it."""
 
     def __init__(self, obs, legal):
-        from ..games.shengji import Rules
+        from ..games.shengji import Rules, _referee
         from ..games.shengji.rules import CATS, counts
         if obs.rules != "tractor":
             raise UserError(f"pimc searches the Shengji tractor ruleset only, not {obs.rules!r}")
@@ -203,6 +208,13 @@ class _ShengjiDecision:
         self.masks = [sum(1 << CATS.index(c) for c in obs.voids[o]) for o in others]
         self.leader = obs.trick[0][0] if obs.trick else obs.seat
         self.plays = [counts(play).astype(np.uint8) for play in legal]
+        lead = self.trick[0] if self.trick else None
+        for play, vector in zip(legal, self.plays):
+            # The native search plays what it is given: only complete legal plays may go in.
+            if _referee.play_error(self.rules.rank_index, self.rules.suit_index, self.hand,
+                                   lead, vector):
+                raise UserError(f"pimc: {tuple(play)!r} is not a complete legal play of seat "
+                                f"{obs.seat} here")
 
     def rule_scores(self):
         from .shengji_rule import ShengjiRuleBot
