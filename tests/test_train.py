@@ -208,7 +208,13 @@ def _launch_works():
 
 @pytest.mark.skipif(_launch_works() is not None, reason=str(_launch_works()))
 def test_two_processes_match_one(data, tmp_path):
-    settings = TINY + ["shuffle=false", "epochs=1", "log_every=1"]
+    # Batches of 4: some have all their rows on one rank, so the other joins the gradient
+    # sum with zeros (checked below).
+    settings = TINY + ["batch_size=4", "epochs=1", "log_every=1"]
+    cfg = tr.load_config(None, settings)
+    batches = tr.epoch_batches(tr.legal_counts(dataset.open(data), "train"), cfg, 1)
+    idle = [k for k, b in enumerate(batches) if len(set(b % 2)) == 1]
+    assert idle and idle[0] < 10
     sets = [a for item in settings for a in ("--set", item)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("OPENLANDLORD_BLAS", None)
@@ -224,15 +230,18 @@ def test_two_processes_match_one(data, tmp_path):
         pytest.skip(f"mlx.launch could not open its ring here: {two.stderr.strip()[-300:]}")
     assert two.returncode == 0, two.stderr[-2000:]
     # The same losses step by step, up to float summation order (each rank pads its own
-    # part of a batch). Weights are not compared: Adam turns the 1e-7 noise in gradients
-    # that are zero in exact arithmetic into lr-sized steps of either sign.
+    # part of a batch): tightly over the first steps, which include a step where one rank
+    # had no rows. Later the 1e-7 differences grow (Adam turns noise in gradients that are
+    # zero in exact arithmetic into steps of either sign), so weights are not compared.
     steps_one, steps_two = rows(tmp_path / "one", "step"), rows(tmp_path / "two", "step")
-    assert [r["step"] for r in steps_one] == [r["step"] for r in steps_two] and len(steps_one) > 5
+    assert [r["step"] for r in steps_one] == [r["step"] for r in steps_two] and len(steps_one) > 20
+    for r1, r2 in zip(steps_one[:12], steps_two[:12]):
+        assert r2["loss"] == pytest.approx(r1["loss"], rel=1e-5), r1["step"]
     for r1, r2 in zip(steps_one, steps_two):
-        assert r2["loss"] == pytest.approx(r1["loss"], rel=1e-4), r1["step"]
+        assert r2["loss"] == pytest.approx(r1["loss"], rel=1e-2), r1["step"]
     a, b = rows(tmp_path / "one", "epoch")[0], rows(tmp_path / "two", "epoch")[0]
-    for key in ("train_loss", "val_kl", "val_value_mse", "val_belief_nll", "val_top1"):
-        assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-5), key
+    for key in ("train_loss", "val_kl", "val_value_mse", "val_belief_nll"):
+        assert b[key] == pytest.approx(a[key], rel=2e-2, abs=1e-3), key
     assert json.loads((tmp_path / "two" / "config.json").read_text())["processes"] == 2
     # Started as commands, both runs preloaded OpenBLAS when this machine has it.
     blas = "openblas" if sys.platform == "linux" and os.path.exists(tr.OPENBLAS) else "bundled"
