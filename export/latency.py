@@ -71,21 +71,38 @@ def percentiles(times_ns) -> dict:
 # --- positions -------------------------------------------------------------------------------
 
 def decision_states(game: str, deals: int = DEALS, seed: int = 0) -> list:
-    """Every state with 2+ legal moves of `deals` seeded deals played by the rule bot
-    (Dou Dizhu with call-rob bidding, so bidding decisions are among them)."""
+    """Every state with 2+ legal moves of the deals seeded seed .. seed + deals - 1, played
+    by the rule bot (Dou Dizhu with call-rob bidding, so bidding decisions are among them).
+    A Shengji follow with more legal plays than the referee lists is not one decision (it
+    is built card by card): it is played with the first card offered at each step, untimed."""
     bot = make("rule", seed)
     options = {"bidding": "call-rob"} if game == "doudizhu" else {}
     states = []
     for deal in range(deals):
-        state = new_deal(game, seed * 1000 + deal, **options)
+        state = new_deal(game, seed + deal, **options)
         while not state.done:
-            legal = state.legal_moves()
+            try:
+                legal = state.legal_moves()
+            except UserError:
+                state.play(_first_offered(state))
+                continue
             if len(legal) >= 2:
                 states.append(state.clone())
             state.play(legal[choose(bot.scores(state.observation(state.current_seat), legal))])
     if not states:
         raise UserError(f"no {game} decisions with two or more legal moves in {deals} deals")
     return states
+
+
+def _first_offered(state) -> tuple:
+    from openlandlord.games.shengji import END
+
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        if options[0] == END:
+            break
+        prefix += (options[0],)
+    return prefix
 
 
 # --- the student -------------------------------------------------------------------------------

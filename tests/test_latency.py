@@ -34,6 +34,15 @@ def test_decision_states_are_real_choices():
     assert {s.phase for s in states} == {"bidding", "play"}
 
 
+def test_shengji_states_skip_follows_too_large_to_list(monkeypatch):
+    # Deal 16 reaches a follow with more legal plays than the referee lists.
+    built = []
+    first_offered = latency._first_offered
+    monkeypatch.setattr(latency, "_first_offered", lambda state: built.append(1) or first_offered(state))
+    states = latency.decision_states("shengji", deals=1, seed=16)
+    assert built and states and all(len(s.legal_moves()) >= 2 for s in states)
+
+
 @pytest.fixture(scope="module")
 def bench_json(tmp_path_factory, monkeypatch_module):
     # The command with its real code path, on a small run: two deals, four backends, and
