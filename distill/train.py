@@ -620,6 +620,9 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     summary = {}
     for epoch in range(start_epoch + 1, last_epoch + 1):
         batches = epoch_batches(counts, cfg, epoch)
+        # Any randomness inside the model (none today) is a function of (seed, epoch) too,
+        # so that resuming at an epoch boundary restores it.
+        mx.random.seed(int(np.random.default_rng([cfg.seed, epoch]).integers(2**62)))
         sums = {"loss": 0.0, "policy": 0.0, "value": 0.0, "belief": 0.0}
         seen = 0
         started = time.perf_counter()
