@@ -339,6 +339,10 @@ def main(argv=None) -> int:
                         help="number of positions to compare")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    import torch
+
+    # batches of a few dozen rows: more threads only add contention
+    torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as directory:
         save_random_checkpoints(directory, args.seed)
         report = compare_with_douzero(directory, args.check, args.seed)
