@@ -251,8 +251,8 @@ def save_random_checkpoints(directory: str, seed: int = 0, std: float = 0.08) ->
 
 
 def compare_with_douzero(directory: str, states: int, seed: int = 0) -> dict:
-    """Play random games on our referee and, in lockstep, on DouZero's own `GameEnv` from the
-    same deal; at every decision score our legal moves with `DouZeroAgent` and with DouZero's
+    """Play random games on our referee (the landlord at each seat in turn) and, in lockstep,
+    on DouZero's own `GameEnv` from the same deal; at every decision score our legal moves with `DouZeroAgent` and with DouZero's
     `DeepAgent` (its `get_obs` on its own infoset, then its network, as `DeepAgent.act`
     does). Returns the number of states per position, the largest score difference, the
     spread of the scores, and how often DeepAgent's own pick, when it is one of our moves,
@@ -281,17 +281,24 @@ def compare_with_douzero(directory: str, states: int, seed: int = 0) -> dict:
     deal_seed = seed * 1_000_003
     while sum(per_position.values()) < states:
         deal_seed += 1
-        game = Game.new(deal_seed, bidding="none")
-        hands = game.hands()
+        # DouZero's landlord always comes first; ours sits at every seat in turn, so the
+        # seat -> position mapping is checked too
+        landlord = deal_seed % 3
+        dealt = Game.new(deal_seed, bidding="none")
+        hands, kitty = dealt.hands(), dealt.observation(0).kitty
+        seats = [hands[(s - landlord) % 3] for s in range(3)]
+        for card in kitty:
+            seats[landlord] = seats[landlord].replace(card, "", 1)
+        game = Game.from_hands(seats, kitty, bidding="none", landlord=landlord)
         players = {p: Scripted() for p in POSITIONS}
         env = GameEnv(players)
         env.card_play_init({"landlord": _douzero_cards(hands[0]),
                             "landlord_down": _douzero_cards(hands[1]),
                             "landlord_up": _douzero_cards(hands[2]),
-                            "three_landlord_cards": _douzero_cards(game.observation(0).kitty)})
+                            "three_landlord_cards": _douzero_cards(kitty)})
         while not game.done and sum(per_position.values()) < states:
             seat = game.current_seat
-            position = position_of(seat, 0)
+            position = position_of(seat, landlord)
             assert env.acting_player_position == position
             legal = game.legal_moves()
             infoset = env.game_infoset
