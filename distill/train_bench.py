@@ -3,17 +3,19 @@
 Each configuration (BLAS: MLX's bundled one or a preloaded OpenBLAS; mx.compile on or off;
 batch size) runs in its own child process, since a BLAS preload only takes effect at
 process start. Every child trains the default student on the same small generated
-Dou Dizhu dataset (random teacher, featurized once before timing) and reports optimizer
+Dou Dizhu dataset (random teacher, featurized once by the parent) and reports optimizer
 steps' samples/s after warm-up steps that absorb compilation. The figures go to stdout
 as a table and, with --json, to a file with the git SHA.
 
-    python -m distill.train_bench --worker '{"data": DIR, "batch_size": 256, "compile": false}'
-runs one measurement in this process and prints its JSON.
+    python -m distill.train_bench --worker '{"samples": PICKLE, "batch_size": 256,
+        "compile": false, "group_by_length": 16, "seconds": 3}'
+runs one measurement in this process and prints its JSON (PICKLE: `featurize_once`).
 """
 from __future__ import annotations
 
 import json
 import os
+import pickle
 import platform
 import subprocess
 import sys
@@ -35,26 +37,33 @@ BENCH_DEALS = 60
 COMPILE_BUCKET = 32
 
 
-def measure(data: str, batch_size: int, compile_step: bool, group_by_length: int, seconds: float,
-            seed: int = 0) -> dict:
-    """samples/s of optimizer steps on `data`'s train split, in this process."""
+def featurize_once(data: str, path: str) -> None:
+    """Featurize the bench dataset's train split once, for every child to load."""
+    from distill import dataset
+    with open(path, "wb") as f:
+        pickle.dump(load_split(dataset.open(data), "train"), f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_length: int,
+            seconds: float, seed: int = 0) -> dict:
+    """samples/s of optimizer steps on the featurized decisions in `samples_path`, in this
+    process."""
     import mlx.core as mx
 
-    from distill import dataset
     from .train import Trainer
 
     cfg = TrainConfig(batch_size=batch_size, compile=compile_step, seed=seed, warmup_steps=10,
                       group_by_length=group_by_length, action_bucket=COMPILE_BUCKET if compile_step else 1)
-    ds = dataset.open(data)
-    mcfg = model_config(cfg, ds.game)
-    samples = load_split(ds, "train")
+    mcfg = model_config(cfg, "doudizhu")
+    with open(samples_path, "rb") as f:
+        samples = pickle.load(f)
     counts = np.array([s["actions"].shape[0] for s in samples])
     trainer = Trainer(cfg, mcfg, 10_000, mx.distributed.init())
     tokens = getattr(mcfg, "max_state_tokens", None) if compile_step else None
     batches = [collate([samples[i] for i in chunk], cfg.action_bucket, tokens)
                for chunk in epoch_batches(counts, cfg, 1) if len(chunk) == batch_size]
     if not batches:
-        raise UserError(f"bench dataset {data} has fewer than {batch_size} training decisions")
+        raise UserError(f"the bench dataset has fewer than {batch_size} training decisions")
     shapes = {}
     for batch in batches:
         shapes.setdefault((batch["state_tokens"].shape[1], batch["actions"].shape[1]), batch)
@@ -112,12 +121,14 @@ def run_bench(args) -> int:
     with tempfile.TemporaryDirectory(prefix="openlandlord-bench-train-") as tmp:
         data = os.path.join(tmp, "data")
         _generate(data)
+        samples = os.path.join(tmp, "samples.pickle")
+        featurize_once(data, samples)
         # The full grid with length grouping on (the default), and plain random batches
         # with the faster BLAS, to show what grouping buys.
         grid = [(blas, c, 16) for blas in blases for c in (False, True)] + [(blases[-1], False, 0)]
         for blas, compile_step, grouping in grid:
             for size in sizes:
-                spec = {"data": data, "batch_size": size, "compile": compile_step,
+                spec = {"samples": samples, "batch_size": size, "compile": compile_step,
                         "group_by_length": grouping, "seconds": seconds}
                 row = _child(spec, blas, timeout=seconds * 20 + 300)
                 results.append(row)
@@ -165,7 +176,7 @@ def _print_table(results: list[dict]) -> None:
 
 
 def _worker(spec: dict) -> None:
-    row = measure(spec["data"], spec["batch_size"], spec["compile"], spec["group_by_length"], spec["seconds"])
+    row = measure(spec["samples"], spec["batch_size"], spec["compile"], spec["group_by_length"], spec["seconds"])
     print(json.dumps(row))
 
 
