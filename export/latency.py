@@ -31,6 +31,7 @@ initialised default-config model: latency does not depend on the weights.
 """
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import platform
@@ -195,23 +196,28 @@ def torch_call(checkpoint: str, signatures: dict, traced: bool):
 
 def export_onnx(checkpoint: str, signatures: dict, directory: str) -> dict:
     """Export each function of the torch mirror to `directory`/NAME.onnx at the fixed
-    shapes of `signatures` (TorchScript-based exporter: no onnxscript needed)."""
-    import torch
-
-    from .coreml import example_inputs
+    shapes of `signatures`."""
     from .torch_mirror import load_torch_student
 
     mirror = load_torch_student(checkpoint)
-    paths = {}
-    for name, (wrapper, spec, outputs) in signatures.items():
-        paths[name] = os.path.join(directory, f"{name}.onnx")
-        # The TorchScript exporter is deprecated in favour of one that needs onnxscript.
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), paths[name],
-                              input_names=[n for n, _, _ in spec], output_names=list(outputs),
-                              opset_version=17, dynamo=False)
+    paths = {name: os.path.join(directory, f"{name}.onnx") for name in signatures}
+    for name, signature in signatures.items():
+        _to_onnx(mirror, signature, paths[name])
     return paths
+
+
+def _to_onnx(mirror, signature, path: str, dynamic_axes: dict | None = None):
+    import torch
+
+    from .coreml import example_inputs
+
+    wrapper, spec, outputs = signature
+    # The TorchScript-based exporter: the default one since torch 2.9 needs onnxscript.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), path,
+                          input_names=[n for n, _, _ in spec], output_names=list(outputs),
+                          dynamic_axes=dynamic_axes, opset_version=17, dynamo=False)
 
 
 def _onnx_options():
@@ -245,21 +251,13 @@ def onnx_dynamic_forward(checkpoint: str, signatures: dict, directory: str):
     """`forward(sample) -> logits` with the whole model exported once with the state length
     and the legal count as dynamic axes: no padding and no chunks, whatever the legal count."""
     import onnxruntime as ort
-    import torch
 
-    from .coreml import example_inputs
     from .torch_mirror import load_torch_student
 
-    mirror = load_torch_student(checkpoint)
-    wrapper, spec, outputs = signatures["main"]
     path = os.path.join(directory, "dynamic.onnx")
-    axes = {"state_tokens": {1: "tokens"}, "state_mask": {1: "tokens"}, "actions": {1: "legal"},
-            "action_mask": {1: "legal"}, "logits": {1: "legal"}}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), path,
-                          input_names=[n for n, _, _ in spec], output_names=list(outputs),
-                          dynamic_axes=axes, opset_version=17, dynamo=False)
+    _to_onnx(load_torch_student(checkpoint), signatures["main"], path, dynamic_axes={
+        "state_tokens": {1: "tokens"}, "state_mask": {1: "tokens"}, "actions": {1: "legal"},
+        "action_mask": {1: "legal"}, "logits": {1: "legal"}})
     session = ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
 
     def forward(sample):
@@ -367,8 +365,8 @@ def machine() -> dict:
             "numpy": np.__version__, "torch": torch.__version__}
     for name in ("mlx", "onnxruntime", "coremltools"):
         try:
-            info[name] = __import__(name).__version__
-        except (ImportError, AttributeError):
+            info[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
             info[name] = None
     return info
 
