@@ -246,3 +246,23 @@ def test_two_processes_match_one(data, tmp_path):
     # Started as commands, both runs preloaded OpenBLAS when this machine has it.
     blas = "openblas" if sys.platform == "linux" and os.path.exists(tr.OPENBLAS) else "bundled"
     assert a["blas"] == b["blas"] == blas
+
+
+def test_bench_measures_samples_per_second(data, tmp_path):
+    from distill import train_bench
+    path = str(tmp_path / "samples.pickle")
+    train_bench.featurize_once(data, path)
+    row = train_bench.measure(path, 32, False, 16, seconds=0.2)
+    assert row["samples_per_s"] > 0 and row["steps"] >= 2 and row["batch_size"] == 32
+    assert row["mean_padded_actions"] >= 2 and row["mean_legal_actions"] >= 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--batch-sizes", "64,x"], "expected integers"),
+    (["--batch-sizes", "0"], "must be positive"),
+    (["--seconds", "0"], "must be positive"),
+    (["--game", "shengji"], "Dou Dizhu student only"),
+])
+def test_bench_bad_arguments_exit_2(capsys, args, message):
+    assert main(["bench", "train"] + args) == 2
+    assert message in capsys.readouterr().err
