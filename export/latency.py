@@ -421,10 +421,18 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
         random_init = checkpoint is None
         if random_init:
             checkpoint = default_checkpoint(game, os.path.join(scratch.name, "student"))
+        else:
+            from openlandlord.agents.student import resolve_checkpoint
+            checkpoint = resolve_checkpoint(checkpoint)
         mirror = load_torch_student(checkpoint)
         config, meta = mirror.config, mirror.meta
         if config.game != game:
             raise UserError(f"checkpoint {checkpoint} is a {config.game} student, not {game}")
+        dims = features.dims(game)
+        for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots"):
+            if dims[key] != getattr(config, key):
+                raise UserError(f"checkpoint {checkpoint} has {key} {getattr(config, key)}, the {game} "
+                                f"featurizer gives {dims[key]}: retrain it")
         tokens = config.max_state_tokens
         signatures = function_signatures(config, slots, tokens)
         states = decision_states(game, deals)

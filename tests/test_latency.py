@@ -28,6 +28,14 @@ def test_bad_settings_are_user_errors(bad):
         latency.measure("doudizhu", **bad)
 
 
+def test_checkpoint_of_another_game_or_missing_is_a_user_error(tmp_path):
+    shengji = latency.default_checkpoint("shengji", str(tmp_path / "shengji"))
+    with pytest.raises(UserError, match="is a shengji student, not doudizhu"):
+        latency.measure("doudizhu", checkpoint=shengji, backends=("torch",))
+    with pytest.raises(UserError, match="does not exist"):
+        latency.measure("doudizhu", checkpoint=str(tmp_path / "nothing"), backends=("torch",))
+
+
 def test_decision_states_are_real_choices():
     states = latency.decision_states("doudizhu", deals=2)
     assert states and all(len(s.legal_moves()) >= 2 and not s.done for s in states)
@@ -80,6 +88,14 @@ def test_bench_writes_the_documented_keys(bench_json):
         assert entry["max_abs_diff_vs_torch"] < 1e-4, name
     assert result["fastest"] in result["backends"]
     assert set(result["throughput"]) == {"torch"} and result["throughput"]["torch"]["4"] > 0
+
+
+def test_table_says_what_was_measured(bench_json):
+    table = latency.format_table(bench_json)
+    assert "randomly initialised" in table and "latency does not depend on the weights" in table
+    for name in bench_json["backends"]:
+        assert name in table
+    assert f"fastest: {bench_json['fastest']}" in table
 
 
 def test_core_ml_is_skipped_with_its_reason_off_macos(bench_json):
