@@ -298,7 +298,7 @@ def time_decisions(forward, states, seconds: float, warmup) -> dict:
         t3 = clock()
         logits = forward(sample)
         t4 = clock()
-        legal[choose(logits)]
+        legal[choose(logits)]  # the move played
         t5 = clock()
         totals.append(t5 - t0)
         for stage, ns in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
@@ -350,7 +350,7 @@ def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
 
 
 def single_thread():
-    """One thread for every runtime measured (onnxruntime is set per session)."""
+    """One thread for torch (onnxruntime is set per session; MLX has no such setting)."""
     import torch
 
     torch.set_num_threads(1)
@@ -380,9 +380,13 @@ def backend(name: str, checkpoint: str, signatures: dict, slots: int, tokens: in
     """`forward(sample) -> logits` of one backend; NotAvailable or ImportError where it
     cannot run here."""
     if name in COREML_UNITS:
-        if sys.platform != "darwin":
-            raise NotAvailable("Core ML prediction needs macOS")
+        from openlandlord.agents.coreml_agent import prediction_unavailable
+
         from .coreml import convert
+
+        reason = prediction_unavailable()
+        if reason:
+            raise NotAvailable(reason)
 
         package = os.path.join(scratch, "student.mlpackage")
         if not os.path.isdir(package):
