@@ -532,6 +532,10 @@ def plot_curves(metrics_path: Path, png: Path) -> bool:
     for key in ("loss", "policy", "value", "belief"):
         if steps:
             axes[0].plot([r["step"] for r in steps], [r[key] for r in steps], label=key)
+    if epochs:
+        # Epoch means as well: short runs log few step rows.
+        axes[0].plot([r["step"] for r in epochs], [r["train_loss"] for r in epochs], "ko",
+                     label="loss, epoch mean")
     axes[0].set(title="training loss", xlabel="step")
     for key in ("val_kl", "val_value_mse", "val_belief_nll"):
         if epochs and key in epochs[0]:
