@@ -29,6 +29,11 @@ def test_farmer_does_not_overtake_its_winning_partner():
     assert choice(["3JJ9", "4K", "A255"], ["3", "K"]) == ""
     # the same cards, but the K is the landlord's: now landlord_up beats it
     assert choice(["KJJ9", "46", "A255"], ["K", ""]) in ("A", "2")
+    # a low partner move the landlord has yet to answer is not winning: landlord_up blocks
+    #   landlord 3JJ9 leads 3, landlord_down 5K plays 5; landlord_up 9KK6 plays over it
+    assert choice(["3JJ9", "5K", "9KK6"], ["3", "5"]) != ""
+    # landlord_down, after the landlord has passed its partner's low move, lets it stand
+    assert choice(["3JJ9", "6K", "4A"], ["3", "", "4", ""]) == ""
 
 
 def test_farmer_stops_a_landlord_on_its_last_card_with_its_highest():

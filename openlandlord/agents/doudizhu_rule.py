@@ -15,7 +15,10 @@ How a move is scored:
 - Following: passing keeps the hand's cost; beating pays the rest's cost, plus a price for
   spending a 2 or a joker early. (A bonus for taking the lead made it weaker against
   `rlcard`: the cost of the rest already rewards shedding.)
-- Roles: a farmer does not overtake its partner's winning move (unless it goes out); anyone
+- Roles: a farmer does not overtake its partner's winning move (unless it goes out). A low
+  partner move (below Q) that the landlord has yet to answer is not winning: landlord_up,
+  between its partner and the landlord, plays over it to block the landlord (measured:
+  +0.13 mean score against `rlcard`, neutral against the bot without it). Anyone
   facing an opponent on one or two cards beats that opponent's move with its highest
   option, bombs included; bombs are kept otherwise, unless the rest plays out fast after it.
   The farmer after the landlord leads a single, the lower the better, when its partner,
@@ -174,14 +177,16 @@ class DouDizhuRuleBot:
     BID_THRESHOLDS = (0.0, 1.0, 2.2)
     CALL, ROB, DOUBLE = 0.3, 1.5, 2.5
     # Play: the price of spending a 2 or a joker early, of a bomb that does not finish the
-    # hand (following / leading), of overtaking a partner; the pull of stopping an opponent
-    # on THREAT_CARDS cards or fewer.
+    # hand (following / leading), of overtaking a partner (landlord_up overtakes a partner's
+    # move whose main rank is below UP_OVERTAKE_BELOW: 9 = Q); the pull of stopping an
+    # opponent on THREAT_CARDS cards or fewer.
     TOP_CARD_PRICE = 0.4
     BOMB_PRICE = 2.0
     LEAD_BOMB_PRICE = 1.0
     PARTNER_PRICE = 3.0
     THREAT_BONUS = 4.0
     THREAT_CARDS = 2
+    UP_OVERTAKE_BELOW = 9
 
     def __init__(self, level: str = "normal", seed: int | None = None):
         if level not in ("easy", "normal", "expert"):
@@ -295,7 +300,9 @@ class DouDizhuRuleBot:
                     if main >= _TWO and size <= 2 and n_hand > 6 and danger > 4:
                         s -= self.TOP_CARD_PRICE
                 if partner_winning:
-                    s -= self.PARTNER_PRICE
+                    if not (seat == (landlord + 2) % 3
+                            and _move_info(obs.to_beat)[1] < self.UP_OVERTAKE_BELOW):
+                        s -= self.PARTNER_PRICE
             if self.level == "expert":
                 s += self._sure_trick_bonus(c, main, size, rest, unseen, leading)
             out[j] = s
