@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from openlandlord.agents import choose, make, parse_spec
+from openlandlord.agents import build_play, checked_choice, listed_legal, make, parse_spec
 from openlandlord.errors import UserError
 from openlandlord.games import new_deal
 from openlandlord.provenance import git_sha
@@ -72,8 +72,6 @@ from . import dealsets, ledger, stats
 POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team go up (-); "
                "points: attacker points it captured (+) or conceded (-)")
 LANES = 256         # games advanced together per worker when an agent batches
-LEGAL_CAP = 256     # the Shengji referee lists follows only up to this many unless asked
-LIST_LIMIT = 20_000  # beyond this many legal plays, a play is built card by card instead
 SIDES = ("agent", "opponent")
 OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 
@@ -206,11 +204,8 @@ class _Table:
         """Play forced moves; return (seat, legal) of the next real choice, or None at the end.
         `legal` is None for a follow too large to list (built card by card instead)."""
         while not self.state.done:
-            count = self.state.count_legal() if hasattr(self.state, "count_legal") else 0
-            if count > LIST_LIMIT:
-                return self.state.current_seat, None
-            legal = self.state.legal_moves(limit=None) if count > LEGAL_CAP else self.state.legal_moves()
-            if len(legal) > 1:
+            legal = listed_legal(self.state)
+            if legal is None or len(legal) > 1:
                 return self.state.current_seat, legal
             self.state.play(legal[0])
             self.moves += 1
@@ -219,29 +214,6 @@ class _Table:
     def play(self, move):
         self.state.play(move)
         self.moves += 1
-
-
-def _checked_choice(agent, scores, legal) -> int:
-    scores = np.asarray(scores)
-    if scores.shape != (len(legal),):
-        raise RuntimeError(f"agent {getattr(agent, 'name', agent)!r} returned {scores.shape} "
-                           f"scores for {len(legal)} legal moves")
-    return choose(scores)
-
-
-def _build_play(agent, state, obs):
-    """A play from a legal set too large to list: the agent's own builder, or card by card."""
-    if hasattr(agent, "choose_play"):
-        return agent.choose_play(obs)
-    from openlandlord.games.shengji import END      # the option "this lead is complete"
-    prefix: tuple = ()
-    while options := state.factored_options(prefix):
-        candidates = [prefix if card == END else prefix + (card,) for card in options]
-        pick = _checked_choice(agent, agent.scores(obs, candidates), candidates)
-        if options[pick] == END:
-            break
-        prefix = candidates[pick]
-    return prefix
 
 
 def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_seed: int,
@@ -271,7 +243,7 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
             obs = table.state.observation(seat)
             if legal is None:
                 started = time.perf_counter()
-                table.play(_build_play(agent, table.state, obs))
+                table.play(build_play(agent, table.state, obs))
                 timing[SIDES[table.side_of_seat[seat]]][0] += time.perf_counter() - started
                 timing[SIDES[table.side_of_seat[seat]]][1] += 1
                 continue
@@ -284,7 +256,7 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
                 all_scores = agent.scores_batch([(obs, legal) for _, _, obs, legal in group])
             else:
                 all_scores = [agent.scores(obs, legal) for _, _, obs, legal in group]
-            picks = [_checked_choice(agent, s, item[3]) for s, item in zip(all_scores, group)]
+            picks = [checked_choice(agent, s, item[3]) for s, item in zip(all_scores, group)]
             timing[side][0] += time.perf_counter() - started
             timing[side][1] += len(group)
             for pick, (table, _, _, legal) in zip(picks, group):

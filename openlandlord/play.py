@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .agents import choose, make
+from .agents import decide, make
 from .errors import UserError
 from .games import NUM_SEATS
 
@@ -34,9 +34,7 @@ def run(args) -> int:
     print(f"{args.game}, seed {seed}: " + ", ".join(f"seat {i} {s}" for i, s in enumerate(specs)))
     while not state.done:
         seat = state.current_seat
-        obs = state.observation(seat)
-        legal = state.legal_moves()
-        move = legal[choose(agents[seat].scores(obs, legal))]
+        move = decide(agents[seat], state)
         state.play(move)
         print(f"seat {seat} ({specs[seat]}): {_describe(args.game, move)}")
     if args.game == "doudizhu":

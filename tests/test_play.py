@@ -36,3 +36,18 @@ def test_play_doudizhu_between_bots(capsys):
 def test_play_needs_one_spec_per_seat(capsys):
     assert main(["play", "--game", "shengji", "--seats", "random,random,random"]) == 2
     assert "4 agent specs" in capsys.readouterr().err
+
+
+def test_shengji_human_bad_play_is_explained():
+    from openlandlord.games.shengji import Match
+    match = Match.new(2)
+    obs, legal = match.observation(0), match.legal_moves()
+    hand = list(obs.hand)
+    pair = next((c for c in hand if hand.count(c) == 2), None)
+    two_odd = next(f"{a} {b}" for a in hand for b in hand if a != b)
+    out = io.StringIO()
+    human = HumanAgent(stdin=io.StringIO(f"ZZ\n{two_odd}\n{hand[0]}\n"), stdout=out)
+    scores = human.scores(obs, legal)
+    assert out.getvalue().count("refused:") == 2
+    assert legal[int(np.argmax(scores))] == (hand[0],)
+    assert "trump" in out.getvalue()

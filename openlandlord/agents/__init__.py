@@ -129,6 +129,58 @@ def choose(scores: np.ndarray, rng: np.random.Generator | None = None,
     return int(rng.choice(len(p), p=p))
 
 
+# Shengji follows can have millions of legal plays. Up to LIST_LIMIT they are listed in full
+# (the referee lists only LEGAL_CAP unless asked); beyond that a play is built card by card.
+LEGAL_CAP = 256
+LIST_LIMIT = 20_000
+
+
+def listed_legal(state):
+    """The legal moves of the seat to move, or None when there are too many to list (then
+    `build_play` makes the move)."""
+    count = state.count_legal() if hasattr(state, "count_legal") else 0
+    if count > LIST_LIMIT:
+        return None
+    return state.legal_moves(limit=None) if count > LEGAL_CAP else state.legal_moves()
+
+
+def checked_choice(agent, scores, legal) -> int:
+    """`choose` over an agent's scores, refusing scores of the wrong shape (an agent bug)."""
+    scores = np.asarray(scores)
+    if scores.shape != (len(legal),):
+        raise RuntimeError(f"agent {getattr(agent, 'name', agent)!r} returned {scores.shape} "
+                           f"scores for {len(legal)} legal moves")
+    return choose(scores)
+
+
+def build_play(agent, state, obs):
+    """A play from a legal set too large to list: the agent's own `choose_play(obs)` when it
+    has one, otherwise card by card through the referee's `factored_options(prefix)`, the
+    agent scoring the one-card-longer prefixes (and END, "this lead is complete") as moves."""
+    if hasattr(agent, "choose_play"):
+        return agent.choose_play(obs)
+    from ..games.shengji import END
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        pick = checked_choice(agent, agent.scores(obs, candidates), candidates)
+        if options[pick] == END:
+            break
+        prefix = candidates[pick]
+    return prefix
+
+
+def decide(agent, state):
+    """The move `agent` makes for the seat to move in `state` (argmax of its scores)."""
+    legal = listed_legal(state)
+    obs = state.observation(state.current_seat)
+    if legal is None:
+        return build_play(agent, state, obs)
+    if len(legal) == 1:
+        return legal[0]
+    return legal[checked_choice(agent, agent.scores(obs, legal), legal)]
+
+
 def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     """The teacher's temperature softmax over its scores (temperature 0 -> one-hot argmax)."""
     scores = np.asarray(scores, dtype=np.float64)

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from ..errors import UserError
 from . import Spec, check_options
 
 
@@ -38,14 +39,21 @@ def parse_move(obs, text: str, legal):
         if move in legal:
             return move
         raise ValueError(explain_move(obs.hand, obs.to_beat, typed) or f"{typed!r} is not a legal move here")
-    from ..games.shengji import Rules, explain_illegal
+    from ..games.shengji import Rules, explain_illegal, is_legal
     cards = tuple(sorted(text.upper().split()))
-    for play in legal:
-        if tuple(sorted(play)) == cards:
-            return play
-    rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
+    if legal is not None:
+        for play in legal:
+            if tuple(sorted(play)) == cards:
+                return play
+    rules = getattr(Rules, obs.rules)(obs.trump_rank, obs.trump_suit)
     lead = list(obs.trick[0][1]) if obs.trick else None
-    raise ValueError(explain_illegal(rules, list(obs.hand), lead, list(cards)))
+    try:
+        if legal is None and is_legal(rules, list(obs.hand), lead, list(cards)):
+            return cards
+        reason = explain_illegal(rules, list(obs.hand), lead, list(cards))
+    except ValueError as exc:
+        reason = str(exc)
+    raise ValueError(reason or f"{' '.join(cards)} is not a legal play here")
 
 
 class HumanAgent:
@@ -54,21 +62,26 @@ class HumanAgent:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
 
-    def scores(self, obs, legal) -> np.ndarray:
+    def _ask(self, obs, legal):
         print(_render(obs), file=self.stdout)
         while True:
             print("your move> ", end="", file=self.stdout, flush=True)
             line = self.stdin.readline()
             if line == "":
-                raise EOFError("no more input from the human player")
+                raise UserError("the human player closed the input; game abandoned")
             try:
-                move = parse_move(obs, line, legal)
+                return parse_move(obs, line, legal)
             except ValueError as exc:
                 print(f"refused: {exc}", file=self.stdout)
-                continue
-            out = np.zeros(len(legal))
-            out[list(legal).index(move)] = 1.0
-            return out
+
+    def scores(self, obs, legal) -> np.ndarray:
+        out = np.zeros(len(legal))
+        out[list(legal).index(self._ask(obs, legal))] = 1.0
+        return out
+
+    def choose_play(self, obs):
+        """A Shengji play from a legal set too large to list: typed, checked by the rules."""
+        return self._ask(obs, None)
 
 
 def make_human(spec: Spec, seed: int | None) -> HumanAgent:
