@@ -20,12 +20,13 @@ package; random weights, saved from DouZero's own model classes).
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
 
 from . import Spec, check_options
-from ..errors import UserError
+from ..errors import NotAvailable, UserError
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 RANKS = "3456789TJQKA2BR"
@@ -181,6 +182,8 @@ class DouZeroAgent:
     """Scores every legal move with the DouZero network of the seat's position."""
 
     def __init__(self, directory: str, seed: int | None = None):
+        if importlib.util.find_spec("torch") is None:
+            raise NotAvailable("agent 'douzero' needs the package 'torch'")
         if not os.path.isdir(directory):
             raise UserError(f"douzero: {directory!r} is not a directory holding "
                             + ", ".join(f"{p}.ckpt" for p in POSITIONS))
