@@ -255,9 +255,9 @@ def save_random_checkpoints(directory: str, seed: int = 0, std: float = 0.08) ->
 
 def compare_with_douzero(directory: str, states: int, seed: int = 0) -> dict:
     """Play random games on our referee (the landlord at each seat in turn) and, in lockstep,
-    on DouZero's own `GameEnv` from the same deal; at every decision score our legal moves with `DouZeroAgent` and with DouZero's
-    `DeepAgent` (its `get_obs` on its own infoset, then its network, as `DeepAgent.act`
-    does). Returns the number of states per position, the largest score difference, the
+    on DouZero's own `GameEnv` from the same deal; at every decision score our legal moves
+    with `DouZeroAgent` and with DouZero's `DeepAgent` (its `get_obs` on its own infoset,
+    then its network, as `DeepAgent.act` does). Returns the number of states per position, the largest score difference, the
     spread of the scores, and how often DeepAgent's own pick, when it is one of our moves,
     is our argmax."""
     import torch
