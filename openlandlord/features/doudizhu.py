@@ -50,10 +50,16 @@ _A_CNT, _A_TYPE, _A_BID, _A_LEN, _A_MAIN, _A_NCARDS, _A_WIN, _A_LEFT = 0, 60, 76
 
 
 def counts(cards: str) -> np.ndarray:
-    """Cards per rank of a canonical (or any-order) card string."""
+    """Cards per rank of a canonical (or any-order) card string (a fresh array)."""
+    return _counts(cards).copy()
+
+
+@functools.lru_cache(maxsize=65536)
+def _counts(cards: str) -> np.ndarray:
     out = np.zeros(NUM_RANKS, np.int32)
     for c in cards:
         out[RANK_INDEX[c]] += 1
+    out.flags.writeable = False
     return out
 
 
@@ -87,8 +93,8 @@ def _bid_features(word: str) -> np.ndarray:
 def featurize(obs, legal) -> dict:
     seat = obs.seat
     rel = [(seat + k) % 3 for k in range(3)]
-    hand = counts(obs.hand)
-    played = [counts(obs.played[s]) for s in rel]
+    hand = _counts(obs.hand)
+    played = [_counts(obs.played[s]) for s in rel]
     unseen = FULL_COUNT - hand - played[0] - played[1] - played[2]
     roles = [None] * 3
     if obs.landlord is not None:
@@ -131,7 +137,7 @@ def featurize(obs, legal) -> dict:
     # Context token.
     ctx = tokens[NUM_RANKS + 3]
     ctx[_TYPE + TOK_CONTEXT] = 1.0
-    ctx[_RANKV:_RANKV + NUM_RANKS] = counts(obs.to_beat) / 4.0
+    ctx[_RANKV:_RANKV + NUM_RANKS] = _counts(obs.to_beat) / 4.0
     ctx[_SCALAR + 0] = 1.0 if obs.phase == "bidding" else 0.0
     ctx[_SCALAR + 1] = np.log2(max(obs.stake, 1)) / 5.0
     ctx[_SCALAR + 2] = obs.bombs_played / 4.0
@@ -147,7 +153,7 @@ def featurize(obs, legal) -> dict:
         row = tokens[NUM_RANKS + 4 + j]
         k = (s - seat) % 3
         row[_TYPE + TOK_HISTORY] = 1.0
-        row[_RANKV:_RANKV + NUM_RANKS] = counts(move) / 4.0
+        row[_RANKV:_RANKV + NUM_RANKS] = _counts(move) / 4.0
         row[_SEAT + k] = 1.0
         if roles[k] is not None:
             row[_ROLE + roles[k]] = 1.0
