@@ -580,6 +580,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     ds = dataset.open(data)
     mcfg = model_config(cfg, ds.game)
     out_dir = Path(out)
+    lock = _lock_run(out_dir) if rank == 0 else None
     if not resume and (out_dir / "last").exists():
         raise UserError(f"{out} already holds a training run: pass --resume to continue it, "
                         "or choose another --out")
@@ -665,7 +666,24 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     if rank == 0 and last_epoch == cfg.epochs and summary:
         save_checkpoint(str(out_dir), trainer.model, mcfg,
                         {**extra, "epoch": cfg.epochs, "metrics": _scalars(summary)})
+    if lock is not None:
+        lock.close()
     return summary
+
+
+def _lock_run(out_dir: Path):
+    """Hold OUT/.lock for the run, so that a second trainer (say, a --resume started while
+    the first still runs) cannot write into the same run. Released when the process ends."""
+    import fcntl
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lock = open(out_dir / ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise UserError(f"another training process is writing to {out_dir}") from None
+    return lock
 
 
 def _scalars(row: dict) -> dict:

@@ -173,6 +173,15 @@ def test_resume_refusals(data, run, tmp_path, capsys):
     assert "differs from the run's in lr" in capsys.readouterr().err
 
 
+def test_one_trainer_per_run_directory(data, tmp_path, capsys):
+    lock = tr._lock_run(tmp_path / "busy")
+    try:
+        assert main(["train", "--data", data, "--out", str(tmp_path / "busy")]) == 2
+        assert "another training process is writing" in capsys.readouterr().err
+    finally:
+        lock.close()
+
+
 def test_rank_batches_partition_the_global_batches():
     cfg = tiny_config(batch_size=10)
     counts = np.random.default_rng(0).integers(2, 300, size=103)
