@@ -45,7 +45,7 @@ METRICS = "metrics.jsonl"
 CURVES = "curves.png"
 CALIBRATION_BINS = 10
 
-# What each training field means, for `--set` help and for the docs.
+# Training fields passed through to the student's ModelConfig.
 ABLATION_FIELDS = ("belief_mode", "belief_stop_grad", "use_adapters", "use_deep_sets",
                    "value_target", "value_scale")
 ARCHITECTURE_FIELDS = ("d_model", "heads", "ff", "layers", "adapter_rank")
@@ -97,6 +97,9 @@ class TrainConfig:
         if unknown:
             raise UserError(f"training config: unknown model field(s) {', '.join(unknown)}; "
                             f"allowed: {', '.join(ARCHITECTURE_FIELDS)}")
+        for name, value in self.model.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UserError(f"training config: model.{name} must be a positive integer, got {value!r}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -139,6 +139,8 @@ def test_an_ablation_trains(data, tmp_path):
     ('{"batch_size": 0}', "batch_size must be at least 1"),
     ('{"model": {"depth": 3}}', "unknown model field(s) depth"),
     ('{"belief_mode": "maybe"}', "belief_mode"),
+    ('{"model": {"d_model": "wide"}}', "model.d_model must be a positive integer"),
+    ('{"model": {"d_model": 30, "heads": 4}}', "not divisible by heads"),
     ("[1, 2]", "must be a JSON object"),
     ("{not json", "not valid JSON"),
 ])
