@@ -37,9 +37,12 @@ from . import dataset, shards
 
 DEALS_PER_SHARD = 25
 # The teacher's softmax target is softmax(scores / temperature), scores in the teacher's own
-# units (expected signed score for `pimc`): 1.0 keeps moves within about a point of the
-# best one in play.
+# units (expected signed score for `pimc`): 1.0 keeps Dou Dizhu moves within about a point
+# of the best one in play. A Shengji score is in levels (at most 3 a deal), and PIMC's
+# moves mostly differ by tenths of a level: at 1.0 the median target gives its best move
+# 0.20 (near uniform), at 0.1 it gives 0.40, so Shengji uses 0.1.
 DEFAULT_TEMPERATURE = 1.0
+GAME_TEMPERATURE = {"doudizhu": DEFAULT_TEMPERATURE, "shengji": 0.1}
 # A Shengji decision with more legal plays than this (the referee's listing cap) is recorded
 # as a card-by-card build (see `_factored_play`).
 FACTOR_CAP = 256
@@ -427,11 +430,14 @@ def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, di
 
 
 def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str | None = None,
-             workers: int | None = None, temperature: float = DEFAULT_TEMPERATURE,
+             workers: int | None = None, temperature: float | None = None,
              deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True) -> dict:
-    """Generate (or finish) the dataset in `out`; returns its manifest."""
+    """Generate (or finish) the dataset in `out`; returns its manifest. `temperature` None
+    is the game's GAME_TEMPERATURE."""
     if game not in GAMES:
         raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    if temperature is None:
+        temperature = GAME_TEMPERATURE[game]
     if not isinstance(deals, int) or not 0 < deals <= TRAIN_SEED_PRIME:
         raise UserError(f"--deals must be a positive number of deals, got {deals}")
     if workers is not None and workers < 1:
@@ -515,7 +521,7 @@ def measure(game: str, teacher: str, mix: dict | None = None, seconds: float = 2
     run does (nothing is written), and time it."""
     import platform
 
-    config = RunConfig(game, dict(DEFAULT_RULES[game]), teacher, mix, DEFAULT_TEMPERATURE, 0,
+    config = RunConfig(game, dict(DEFAULT_RULES[game]), teacher, mix, GAME_TEMPERATURE[game], 0,
                        TRAIN_SEED_PRIME, DEALS_PER_SHARD)
     teacher_agent = agents.make(teacher, 1)
     mixer = agents.make(mix["spec"], 2) if mix else None

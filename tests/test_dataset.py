@@ -128,6 +128,7 @@ def test_shengji_factored_steps_round_trip(tmp_path):
     steps = [r for r in recs if r.factored >= 0]
     assert len(steps) >= 2 and [r.factored for r in steps] == list(range(len(steps)))
     assert len({r.step for r in steps}) == 1
+    assert all(r.temperature == pytest.approx(gen.GAME_TEMPERATURE["shengji"]) for r in recs)
     for r in steps:
         assert all(len(m) == r.factored + 1 and m[:-1] == r.legal[0][:-1] for m in r.legal)
         assert r.teacher_scores[r.teacher_choice] == r.teacher_scores.max()
