@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from openlandlord import blas
 from openlandlord.errors import UserError
 
-OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 REEXEC_GUARD = "OPENLANDLORD_BLAS_REEXEC"
 CONFIG_DIR = Path(__file__).parent / "configs"
 TRAINER_STATE = "trainer.json"
@@ -653,7 +653,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
         summary = {"kind": "epoch", "epoch": epoch, "step": trainer.step_count,
                    **{f"train_{k}": v / seen for k, v in sums.items()}, "lr": trainer.lr,
                    "samples_per_s": seen / elapsed, "seconds": elapsed, "processes": size,
-                   "blas": "openblas" if openblas_loaded() else "bundled",
+                   "blas": "openblas" if blas.loaded() else "bundled",
                    **evaluate(trainer.model, val_samples, cfg, mcfg, group)}
         if rank == 0:
             _append(metrics_path, summary)
@@ -721,22 +721,13 @@ def _barrier(group) -> None:
 # OpenBLAS
 
 
-def openblas_loaded() -> bool:
-    try:
-        with open("/proc/self/maps") as f:
-            return "libopenblas" in f.read()
-    except OSError:
-        return False
-
-
 def maybe_reexec_with_openblas(args) -> None:
     """MLX on Linux ships a slow reference BLAS; Debian's OpenBLAS, preloaded, is much
     faster for the model's matmuls. A preload only works from process start, so when the
     library exists and is not loaded yet, re-run this same command once with LD_PRELOAD.
     Only when this process was started for exactly this command (not, e.g., a test calling
     `main` in-process), and never twice (REEXEC_GUARD). OPENLANDLORD_BLAS=bundled opts out."""
-    if (sys.platform != "linux" or os.environ.get(REEXEC_GUARD) or not os.path.exists(OPENBLAS)
-            or os.environ.get("OPENLANDLORD_BLAS", "auto") == "bundled" or openblas_loaded()):
+    if os.environ.get(REEXEC_GUARD) or not blas.wanted() or blas.loaded():
         return
     from openlandlord.cli import build_parser
     try:
@@ -744,8 +735,7 @@ def maybe_reexec_with_openblas(args) -> None:
             return
     except (UserError, SystemExit):
         return
-    env = dict(os.environ, **{REEXEC_GUARD: "1"})
-    env["LD_PRELOAD"] = ":".join(p for p in (OPENBLAS, env.get("LD_PRELOAD", "")) if p)
+    env = blas.preloaded(dict(os.environ, **{REEXEC_GUARD: "1"}))
     argv = [sys.executable] + list(getattr(sys, "orig_argv", [sys.executable] + sys.argv)[1:])
     sys.stdout.flush()
     sys.stderr.flush()

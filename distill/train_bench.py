@@ -26,8 +26,9 @@ import numpy as np
 
 from openlandlord.errors import UserError
 
-from .train import OPENBLAS, REEXEC_GUARD, TrainConfig, collate, epoch_batches, load_split, \
-    model_config, openblas_loaded
+from openlandlord import blas as _blas
+
+from .train import REEXEC_GUARD, TrainConfig, collate, epoch_batches, load_split, model_config
 
 DEFAULT_BATCH_SIZES = (64, 256)
 WARMUP_STEPS = 3
@@ -79,7 +80,7 @@ def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_len
         rows += len(batch["role"])
     elapsed = time.perf_counter() - started
     return {"batch_size": batch_size, "compile": compile_step, "group_by_length": group_by_length,
-            "blas": "openblas" if openblas_loaded() else "bundled", "steps": steps, "seconds": elapsed,
+            "blas": "openblas" if _blas.loaded() else "bundled", "steps": steps, "seconds": elapsed,
             "samples_per_s": rows / elapsed, "distinct_shapes": len(shapes),
             "mean_padded_actions": float(np.mean([b["actions"].shape[1] for b in batches])),
             "mean_legal_actions": float(counts.mean())}
@@ -89,7 +90,7 @@ def _child(spec: dict, blas: str, timeout: float) -> dict:
     env = dict(os.environ, **{REEXEC_GUARD: "1"})
     env.pop("LD_PRELOAD", None)
     if blas == "openblas":
-        env["LD_PRELOAD"] = OPENBLAS
+        env["LD_PRELOAD"] = _blas.OPENBLAS
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     proc = subprocess.run([sys.executable, "-m", "distill.train_bench", "--worker", json.dumps(spec)],
@@ -116,7 +117,7 @@ def run_bench(args) -> int:
             raise UserError(f"--batch-sizes {args.batch_sizes!r}: expected integers like 64,256") from None
         if any(s < 1 for s in sizes):
             raise UserError("--batch-sizes must be positive")
-    blases = ["bundled"] + (["openblas"] if sys.platform == "linux" and os.path.exists(OPENBLAS) else [])
+    blases = ["bundled"] + (["openblas"] if _blas.wanted() else [])
     results = []
     with tempfile.TemporaryDirectory(prefix="openlandlord-bench-train-") as tmp:
         data = os.path.join(tmp, "data")

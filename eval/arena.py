@@ -63,6 +63,7 @@ import numpy as np
 from tqdm import tqdm
 
 from openlandlord.agents import build_play, checked_choice, listed_legal, make, parse_spec
+from openlandlord import blas
 from openlandlord.errors import UserError
 from openlandlord.games import new_deal
 from openlandlord.provenance import git_sha
@@ -73,7 +74,6 @@ POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team
                "points: attacker points it captured (+) or conceded (-)")
 LANES = 256         # games advanced together per worker when an agent batches
 SIDES = ("agent", "opponent")
-OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 
 
 # --- the mirrors: which games a deal becomes, and what each game means for the agent ---------
@@ -299,12 +299,11 @@ def _fast_blas_for_workers():
     LD_PRELOAD while they start and restores it after. The same switch as training's:
     OPENLANDLORD_BLAS=bundled opts out."""
     preload = os.environ.get("LD_PRELOAD")
-    if (sys.platform != "linux" or not os.path.exists(OPENBLAS)
-            or os.environ.get("OPENLANDLORD_BLAS", "auto") == "bundled"
-            or OPENBLAS in (preload or "")):
+    wanted = blas.preloaded(os.environ).get("LD_PRELOAD")
+    if wanted == preload:
         yield
         return
-    os.environ["LD_PRELOAD"] = ":".join(p for p in (OPENBLAS, preload) if p)
+    os.environ["LD_PRELOAD"] = wanted
     try:
         yield
     finally:

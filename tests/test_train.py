@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from distill import dataset
+from openlandlord.blas import OPENBLAS
 from distill import train as tr
 from openlandlord.cli import main
 
@@ -255,7 +256,7 @@ def test_two_processes_match_one(data, tmp_path):
         assert b[key] == pytest.approx(a[key], rel=2e-2, abs=1e-3), key
     assert json.loads((tmp_path / "two" / "config.json").read_text())["processes"] == 2
     # Started as commands, both runs preloaded OpenBLAS when this machine has it.
-    blas = "openblas" if sys.platform == "linux" and os.path.exists(tr.OPENBLAS) else "bundled"
+    blas = "openblas" if sys.platform == "linux" and os.path.exists(OPENBLAS) else "bundled"
     assert a["blas"] == b["blas"] == blas
 
 
