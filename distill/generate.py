@@ -501,7 +501,7 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
 def run(args) -> int:
     """`openlandlord generate`."""
     manifest = generate(args.out, args.game, args.teacher, args.deals, seed=args.seed, mix=args.mix,
-                        workers=args.workers)
+                        workers=args.workers, temperature=getattr(args, "temperature", None))
     counts, splits = manifest["counts"], manifest["splits"]["decisions"]
     print(f"{args.out}: {counts['deals']} deals, {counts['decisions']} decisions "
           f"(train {splits['train']}, val {splits['val']}, test {splits['test']}), "

@@ -26,7 +26,7 @@ HANDLERS = {
     ("bench", "train"): "distill.train:bench",
     ("eval",): "eval.arena:run",
     ("league",): "eval.league:run",
-    ("quickstart",): "distill.quickstart:run",
+    ("quickstart",): "openlandlord.quickstart:run",
 }
 
 
@@ -38,7 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="openlandlord", description=__doc__.splitlines()[0])
+    p = _Parser(prog="openlandlord", description="OpenLandlord: Dou Dizhu and Shengji referees, teachers, an MLX student, Core ML export and mirrored-seat evaluation.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game in the terminal (a seat may be `human`)")
@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
     gen.add_argument("--workers", type=int, default=None)
     gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--temperature", type=float, default=None,
+                     help="teacher softmax temperature in score units (default per game: "
+                          "Dou Dizhu 1.0, Shengji 0.1)")
 
     train = sub.add_parser("train", help="train the student on a dataset")
     train.add_argument("--data", required=True)
@@ -108,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     qs = sub.add_parser("quickstart", help="generate, train, export, bench and evaluate end to end")
     qs.add_argument("--game", choices=GAMES, default="doudizhu")
+    qs.add_argument("--out", default=None, help="working folder (default runs/quickstart-GAME)")
     return p
 
 
