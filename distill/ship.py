@@ -1,0 +1,248 @@
+"""`python -m distill.ship`: make a shipped student end to end, by running the documented
+`openlandlord` commands one after another (docs/models.md).
+
+The recipe of the reference study (Dou Dizhu):
+
+1. `generate` DEALS deals of teacher play (the `pimc` teacher scores and chooses);
+2. `train` a first student on them;
+3. `generate` MIX_DEALS more deals in which that student chooses MIX_FRACTION of the moves
+   (`--mix`) while the teacher still scores every recorded state;
+4. `train` the final student on the union of both datasets (OUT/data holds both);
+5. `eval` it on the dev deal set against `rule`, `rlcard` and the teacher (mirrored seats,
+   paired bootstrap CIs, appended to the ledger);
+6. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
+7. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
+   seeds, commands, git SHA, dataset counts, timings).
+
+This module is only a driver: every step is a subprocess running the CLI command it prints
+(`$ openlandlord ...`), so a user can run any step by hand. Each step is resumable: a
+finished step (its manifest, final weights or eval JSON exists) is skipped, an interrupted
+`generate` is finished by the same command (it skips the shards it wrote) and an
+interrupted `train` is continued with `--resume`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from openlandlord import provenance
+from openlandlord.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+OPPONENTS = ("rule", "rlcard", "pimc")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The sizes and specs of one shipping run."""
+    teacher: str
+    deals: int
+    mix_deals: int
+    mix_fraction: float
+    first_epochs: int
+    epochs: int
+    dev: list            # eval arguments choosing the dev deals
+    opponents: tuple
+    train_set: tuple     # extra `--set KEY=VALUE` for both trainings
+
+
+RECIPES = {
+    # Sizes of the reference study (~35,700 decisions); epochs chosen so the whole pipeline
+    # takes about 40 minutes on 2 shared CPU cores (docs/models.md has the timings).
+    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=500, mix_fraction=0.5,
+                       first_epochs=6, epochs=10, dev=["--deal-set", "doudizhu-dev-300"],
+                       opponents=OPPONENTS, train_set=()),
+}
+# --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
+# searches 4 worlds instead of 96 and the student is a small one; its figures mean nothing.
+QUICK = Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=4, mix_fraction=0.5,
+               first_epochs=1, epochs=1, dev=["--deals", "2"],
+               opponents=("rule", "rlcard", "pimc:worlds=4"),
+               train_set=("model.d_model=16", "model.ff=32", "model.layers=1", "batch_size=32"))
+
+
+def _cli(*args) -> list[str]:
+    return ["openlandlord", *map(_arg, args)]
+
+
+def _arg(value) -> str:
+    """A command argument; paths inside the repository relative to it (the commands run there)."""
+    if isinstance(value, Path):
+        try:
+            return str(value.relative_to(ROOT))
+        except ValueError:
+            return str(value)
+    return str(value)
+
+
+class Driver:
+    """Runs the steps, printing each as its CLI command and timing the ones it runs."""
+
+    def __init__(self, out: Path, dry_run: bool = False):
+        self.out = out
+        self.dry_run = dry_run
+        self.commands: list[str] = []
+        self.timings_path = out / "timings.json"
+        self.timings = json.loads(self.timings_path.read_text()) if self.timings_path.exists() else {}
+
+    def step(self, name: str, command: list[str], done: bool) -> None:
+        text = shlex.join(command)
+        self.commands.append(text)
+        if done:
+            print(f"[ship] {name}: done already, skipped: {text}", flush=True)
+            return
+        print(f"$ {text}", flush=True)
+        if self.dry_run:
+            return
+        start = time.monotonic()
+        # The CLI module, not the `openlandlord` script: the same interpreter, installed or not.
+        proc = subprocess.run([sys.executable, "-m", "openlandlord.cli", *command[1:]], cwd=ROOT)
+        if proc.returncode != 0:
+            raise UserError(f"ship step {name} failed (exit status {proc.returncode}): {text}")
+        # Seconds of every invocation that ran the step (a resumed step adds up).
+        self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - start, 1)
+        self.timings_path.write_text(json.dumps(self.timings, indent=1, sort_keys=True) + "\n")
+
+
+def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) -> tuple[list, bool]:
+    cmd = _cli("train", "--data", data, "--out", out, "--epochs", epochs, "--set", f"seed={seed}")
+    for item in extra:
+        cmd += ["--set", item]
+    if (out / "last").exists() and not (out / "weights.safetensors").exists():
+        cmd.append("--resume")
+    return cmd, (out / "weights.safetensors").exists()
+
+
+def _figures(path: Path) -> dict:
+    """The headline figures of one `eval --json` file."""
+    r = json.loads(path.read_text())
+    return {"opponent": r["opponent"], "deal_set": r["deal_set"]["name"], "deals": r["deals"],
+            "games": r["games"], "win_rate": r["win_rate"], "win_rate_ci95": r["win_rate_ci95"],
+            "mean_score": r["mean_score"], "mean_score_ci95": r["mean_score_ci95"],
+            "per_role": {role: {k: v[k] for k in ("games", "win_rate", "mean_score", "mean_score_ci95")}
+                         for role, v in r["per_role"].items()},
+            "git_sha": r["git_sha"]}
+
+
+def _dataset_counts(path: Path) -> dict:
+    manifest = json.loads((path / "manifest.json").read_text())
+    return {"counts": manifest["counts"], "splits": manifest["splits"]["decisions"]}
+
+
+def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: int = 1,
+         workers: int = 2, ledger: str | None = None, final_args: list | None = None,
+         first_epochs: int | None = None, epochs: int | None = None,
+         dry_run: bool = False) -> dict | None:
+    """Run (or finish) every step; returns the results written next to the shipped student."""
+    if quick:
+        recipe = QUICK
+    elif game in RECIPES:
+        recipe = RECIPES[game]
+    else:
+        raise UserError(f"distill.ship: no shipping recipe for {game!r} yet (known: {', '.join(RECIPES)})")
+    first_epochs = first_epochs or recipe.first_epochs
+    epochs = epochs or recipe.epochs
+    out_dir = Path(out).resolve()
+    ship_path = Path(ship_dir).resolve() if ship_dir else None
+    data, first, final = out_dir / "data", out_dir / "student-1", out_dir / "student"
+    # The shipped copy must not land where a step writes (nor in the union dataset).
+    steps = (out_dir, data, first, final, out_dir / "eval")
+    if ship_path is not None and any(ship_path == d or d in ship_path.parents for d in steps[1:]) \
+            or ship_path == out_dir:
+        raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
+    ledger = ledger or str(out_dir / "ledger.jsonl" if quick else ROOT / "data" / "runs" / "ledger.jsonl")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run = Driver(out_dir, dry_run)
+    # Seeds: the teacher deals use --seed SEED, the mix deals SEED + 1 (other deals); both
+    # trainings use seed SEED (initialization and batch order); evals use seed 0.
+    seeds = {"teacher_deals": seed, "mix_deals": seed + 1, "train": seed, "eval": 0}
+
+    teacher_data = data / "teacher"
+    run.step("generate-teacher", _cli("generate", "--game", game, "--teacher", recipe.teacher,
+                                      "--deals", recipe.deals, "--out", teacher_data,
+                                      "--workers", workers, "--seed", seeds["teacher_deals"]),
+             (teacher_data / "manifest.json").exists())
+    run.step("train-first", *_train_command(teacher_data, first, first_epochs, seeds["train"],
+                                            recipe.train_set))
+    mix_data = data / "mix"
+    mix_spec = f"student:{_arg(first)}:{recipe.mix_fraction}"
+    run.step("generate-mix", _cli("generate", "--game", game, "--teacher", recipe.teacher,
+                                  "--deals", recipe.mix_deals, "--mix", mix_spec, "--out", mix_data,
+                                  "--workers", workers, "--seed", seeds["mix_deals"]),
+             (mix_data / "manifest.json").exists())
+    run.step("train-final", *_train_command(data, final, epochs, seeds["train"], recipe.train_set))
+
+    evals = {}
+    for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else []):
+        for opponent in recipe.opponents:
+            path = out_dir / "eval" / f"{label}-{opponent.split(':')[0]}.json"
+            path.parent.mkdir(exist_ok=True)
+            run.step(f"eval-{label}-{opponent}",
+                     _cli("eval", "--game", game, "--agent", f"student:{_arg(final)}", "--opponent", opponent,
+                          *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
+                          "--ledger", Path(ledger).resolve()),
+                     path.exists())
+            if path.exists():
+                evals.setdefault(label, {})[opponent] = _figures(path)
+    if dry_run:
+        return None
+
+    config = json.loads((final / "config.json").read_text())
+    results = {
+        "game": game, "quick": quick, "git_sha": provenance.git_sha(),
+        "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
+        "teacher": recipe.teacher, "mix": mix_spec, "deals": recipe.deals, "mix_deals": recipe.mix_deals,
+        "epochs": {"first": first_epochs, "final": epochs}, "seeds": seeds,
+        "datasets": {"teacher": _dataset_counts(teacher_data), "mix": _dataset_counts(mix_data)},
+        "final_val_metrics": config.get("metrics"),
+        "eval": evals, "commands": run.commands, "timings_s": run.timings,
+    }
+    (out_dir / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    if ship_path is not None:
+        ship_path.mkdir(parents=True, exist_ok=True)
+        for name in ("config.json", "weights.safetensors"):
+            shutil.copyfile(final / name, ship_path / name)
+        (ship_path / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        print(f"[ship] shipped {final} -> {ship_path}", flush=True)
+    return results
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m distill.ship", description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="doudizhu")
+    p.add_argument("--out", required=True, help="working directory: datasets, runs, eval JSONs")
+    p.add_argument("--ship", default=None,
+                   help="where the student ships (default data/models/GAME; with --quick, OUT/shipped)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes, for tests (figures mean nothing)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--first-epochs", type=int, default=None)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--ledger", default=None,
+                   help="eval ledger (default data/runs/ledger.jsonl; with --quick, OUT/ledger.jsonl)")
+    p.add_argument("--final-deal-set", default=None,
+                   help="also evaluate on this deal set (the test set: final numbers only)")
+    p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    args = p.parse_args(argv)
+    ship_dir = args.ship or (str(Path(args.out) / "shipped") if args.quick
+                             else str(ROOT / "data" / "models" / args.game))
+    final_args = ["--deal-set", args.final_deal_set] if args.final_deal_set else None
+    try:
+        ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
+             ledger=args.ledger, final_args=final_args, first_epochs=args.first_epochs,
+             epochs=args.epochs, dry_run=args.dry_run)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""`python -m distill.ship`: the shipping pipeline end to end at tiny sizes (into a tmp dir,
+never data/models), a rerun that skips every finished step, and the shipped Dou Dizhu
+student under data/models/doudizhu loading and scoring a real position."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from distill import ship
+from openlandlord.agents import choose, listed_legal, make
+from openlandlord.errors import UserError
+from openlandlord.games import new_deal
+
+pytest.importorskip("openlandlord.games.doudizhu._referee")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "data" / "models" / "doudizhu"
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "distill.ship", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ship") / "run"
+    proc = _run("--game", "doudizhu", "--out", str(out), "--quick")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return out, proc.stdout
+
+
+def test_quick_pipeline_ships_a_student_with_its_results(quick):
+    out, stdout = quick
+    shipped = out / "shipped"
+    assert (shipped / "config.json").is_file() and (shipped / "weights.safetensors").is_file()
+    results = json.loads((shipped / "results.json").read_text())
+    assert results["quick"] is True and results["game"] == "doudizhu"
+    assert set(results["eval"]["dev"]) == set(ship.QUICK.opponents)
+    for figures in results["eval"]["dev"].values():
+        assert figures["games"] == 6                  # 2 deals, each played from all 3 seats
+        lo, hi = figures["mean_score_ci95"]
+        assert lo <= figures["mean_score"] <= hi
+    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK.mix_deals
+    # Every step was printed as the CLI command it ran, and the mix step used the first student.
+    commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
+    assert commands == results["commands"]
+    assert [c.split()[1] for c in commands] == ["generate", "train", "generate", "train"] + ["eval"] * 3
+    assert f"student:{out / 'student-1'}:0.5" in commands[2]
+    # The quick run's evals went to its own ledger, not the project's.
+    assert len((out / "ledger.jsonl").read_text().splitlines()) == 3
+
+
+def test_rerun_skips_every_finished_step(quick):
+    out, _ = quick
+    proc = _run("--game", "doudizhu", "--out", str(out), "--quick")
+    assert proc.returncode == 0, proc.stderr
+    assert not [line for line in proc.stdout.splitlines() if line.startswith("$ ")]
+    assert proc.stdout.count("done already, skipped") == 7
+
+
+def test_an_interrupted_training_is_resumed(quick, tmp_path):
+    out, _ = quick
+    final = out / "student"
+    (final / "last").exists() or pytest.skip("the run keeps no last epoch checkpoint")
+    cmd, done = ship._train_command(out / "data", final, 1, 1, ())
+    assert done and "--resume" not in cmd
+    moved = tmp_path / "weights.safetensors"
+    (final / "weights.safetensors").rename(moved)       # as if killed before the final write
+    try:
+        cmd, done = ship._train_command(out / "data", final, 1, 1, ())
+        assert not done and cmd[-1] == "--resume"
+    finally:
+        moved.rename(final / "weights.safetensors")
+
+
+def test_unknown_game_and_ship_inside_out_are_refused(tmp_path):
+    with pytest.raises(UserError, match="no shipping recipe"):
+        ship.ship("shengji", str(tmp_path / "a"), None)
+    with pytest.raises(UserError, match="step directories"):
+        ship.ship("doudizhu", str(tmp_path / "a"), str(tmp_path / "a" / "data" / "models"), quick=True)
+    assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.skipif(not (SHIPPED / "weights.safetensors").exists(), reason="no shipped student yet")
+def test_shipped_student_scores_a_real_position():
+    results = json.loads((SHIPPED / "results.json").read_text())
+    assert results["game"] == "doudizhu" and not results["quick"]
+    assert (SHIPPED / "weights.safetensors").stat().st_size + (SHIPPED / "config.json").stat().st_size < 2_000_000
+    agent = make(f"student:{SHIPPED}")
+    state = new_deal("doudizhu", 7, bidding="none")
+    legal = listed_legal(state)
+    obs = state.observation(state.current_seat)
+    scores = agent.scores(obs, legal)
+    assert scores.shape == (len(legal),) and np.all(np.isfinite(scores))
+    assert np.ptp(scores) > 0                            # a trained net tells its moves apart
+    assert 0 <= choose(scores) < len(legal)
