@@ -1,0 +1,131 @@
+"""`openlandlord quickstart`: the whole kit end to end on built-in defaults.
+
+Generate a small teacher-scored dataset, train the student on it, export it to Core ML, bench
+its latency, evaluate it mirrored against `rule` (and `rlcard` for Dou Dizhu), then print one
+summary table and write a report. Each stage is the documented command run as its own
+process, so stages talk only through their files, exactly as a user would chain them; every
+command is printed first so it can be rerun by hand.
+
+Interrupted, it resumes: rerun the same command and finished stages are skipped (generation
+and training resume mid-way on their own).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import blas
+from .errors import UserError
+from .provenance import git_sha
+
+# Sized to finish in <= 15 minutes on a 2-core CPU (README: the measured stage times).
+DEFAULTS = {
+    "doudizhu": {"teacher": "pimc", "deals": 800, "epochs": 10,
+                 "eval_deals": 300, "opponents": ("rule", "rlcard")},
+    "shengji": {"teacher": "pimc", "deals": 60, "epochs": 8,
+                "eval_deals": 60, "opponents": ("rule:expert",)},
+}
+
+
+def _stage(name: str, args: list[str], done: Path | None, log: list[dict], env: dict) -> None:
+    command = [sys.executable, "-m", "openlandlord.cli", *args]
+    shown = "openlandlord " + " ".join(shlex.quote(a) for a in args)
+    if done is not None and done.exists():
+        print(f"\n== {name}: done already ({done})", flush=True)
+        log.append({"stage": name, "command": shown, "seconds": 0.0, "skipped": True})
+        return
+    print(f"\n== {name}: {shown}", flush=True)
+    start = time.perf_counter()
+    status = subprocess.run(command, env=env).returncode
+    seconds = time.perf_counter() - start
+    log.append({"stage": name, "command": shown, "seconds": round(seconds, 1), "skipped": False})
+    if status != 0:
+        raise UserError(f"quickstart stage '{name}' failed (exit {status}); rerun to resume: {shown}")
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def summary_rows(game: str, out: Path) -> list[tuple[str, str]]:
+    """The summary table: what was made and how good and fast it is, from the stages' files."""
+    rows = []
+    manifest = _read(out / "data" / "manifest.json")
+    if manifest:
+        counts = manifest.get("counts", {})
+        rows.append(("dataset", f"{counts.get('decisions', '?')} decisions from "
+                                f"{counts.get('deals', '?')} deals, teacher {manifest.get('teacher', '?')}"))
+    config = _read(out / "model" / "config.json")
+    if config:
+        rows.append(("student", f"{config.get('num_parameters', '?')} parameters"))
+    metrics = out / "model" / "metrics.jsonl"
+    if metrics.exists():
+        epochs = [row for row in map(json.loads, filter(str.strip, metrics.read_text().splitlines()))
+                  if row.get("kind") == "epoch" and "val_top1" in row]
+        if epochs:
+            last = epochs[-1]
+            rows.append(("val vs teacher", f"top-1 agreement {last['val_top1']:.3f}, "
+                                           f"KL {last['val_kl']:.3f} after {last['epoch']} epochs"))
+    latency = _read(out / "latency.json")
+    if latency.get("backends"):
+        best = min(latency["backends"].items(), key=lambda kv: kv[1].get("p50_ms", 1e9))
+        rows.append(("latency", f"{best[0]}: P50 {best[1]['p50_ms']:.3f} ms, "
+                                f"P95 {best[1].get('p95_ms', float('nan')):.3f} ms"))
+    for opponent in DEFAULTS[game]["opponents"]:
+        result = _read(out / f"eval-{opponent.replace(':', '-')}.json")
+        if result:
+            lo, hi = result["mean_score_ci95"]
+            rows.append((f"vs {opponent}", f"win rate {result['win_rate']:.3f}, mean score "
+                                           f"{result['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+                                           f"over {result['deals']} deals"))
+    return rows
+
+
+def run(args) -> int:
+    game = args.game
+    plan = DEFAULTS[game]
+    out = Path(getattr(args, "out", None) or f"runs/quickstart-{game}")
+    out.mkdir(parents=True, exist_ok=True)
+    env = blas.preloaded(os.environ)
+    log: list[dict] = []
+    started = time.perf_counter()
+    _stage("generate", ["generate", "--game", game, "--teacher", plan["teacher"], "--deals",
+                        str(plan["deals"]), "--out", str(out / "data"), "--seed", "0"],
+           out / "data" / "manifest.json", log, env)
+    model = out / "model"
+    resume = ["--resume"] if (model / "last").exists() and not (model / "weights.safetensors").exists() else []
+    _stage("train", ["train", "--data", str(out / "data"), "--out", str(model),
+                     "--epochs", str(plan["epochs"]), *resume], model / "weights.safetensors", log, env)
+    _stage("export", ["export", "--checkpoint", str(out / "model"), "--out",
+                      str(out / "student.mlpackage"), "--precision", "fp16"],
+           out / "student.mlpackage", log, env)
+    _stage("bench latency", ["bench", "latency", "--game", game, "--checkpoint", str(out / "model"),
+                             "--json", str(out / "latency.json")], out / "latency.json", log, env)
+    for opponent in plan["opponents"]:
+        name = opponent.replace(":", "-")
+        _stage(f"eval vs {opponent}", ["eval", "--game", game, "--agent", f"student:{out / 'model'}",
+                                       "--opponent", opponent, "--deals", str(plan["eval_deals"]),
+                                       "--json", str(out / f"eval-{name}.json"),
+                                       "--report", str(out / f"report-{name}")],
+               out / f"eval-{name}.json", log, env)
+    rows = summary_rows(game, out)
+    width = max(len(k) for k, _ in rows) if rows else 0
+    print(f"\nOpenLandlord quickstart, {game} ({time.perf_counter() - started:.0f} s; git {git_sha()})")
+    for key, value in rows:
+        print(f"  {key:<{width}}  {value}")
+    report = ["# OpenLandlord quickstart: " + game, "", f"git {git_sha()}", "",
+              "| | |", "|---|---|", *[f"| {k} | {v} |" for k, v in rows], "",
+              "## Stages (each command can be rerun by hand)", "",
+              "| stage | seconds | command |", "|---|---|---|",
+              *[f"| {s['stage']} | {'skipped' if s['skipped'] else s['seconds']} | `{s['command']}` |"
+                for s in log]]
+    (out / "REPORT.md").write_text("\n".join(report) + "\n")
+    (out / "stages.json").write_text(json.dumps({"game": game, "git_sha": git_sha(), "stages": log},
+                                                indent=2) + "\n")
+    print(f"report: {out / 'REPORT.md'}")
+    return 0
