@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--temperature", type=float, default=None,
                      help="teacher softmax temperature in score units (default per game: "
-                          "Dou Dizhu 1.0, Shengji 0.1)")
+                          "Dou Dizhu 0.2, Shengji 0.1)")
 
     train = sub.add_parser("train", help="train the student on a dataset")
     train.add_argument("--data", required=True)
