@@ -142,7 +142,7 @@ def test_teacher_fields(mixed):
     for r in recs:
         assert len(r.legal) >= 2 and len(r.teacher_scores) == len(r.teacher_policy) == len(r.legal)
         assert r.teacher_scores[r.teacher_choice] == r.teacher_scores.max()
-        assert r.temperature == gen.DEFAULT_TEMPERATURE
+        assert r.temperature == pytest.approx(gen.DEFAULT_TEMPERATURE)
         expected = agents.softmax(r.teacher_scores, r.temperature)
         np.testing.assert_allclose(r.teacher_policy, expected, atol=1e-6)
         if r.chooser == "teacher":
