@@ -44,26 +44,26 @@ class Recipe:
     """The sizes and specs of one shipping run."""
     teacher: str
     deals: int
-    mix_deals: int
+    mix_deals: tuple     # deals of each mix round
     mix_fraction: float
-    first_epochs: int
-    epochs: int
+    epochs: tuple        # epochs of the first student, then of each round's student
     dev: list            # eval arguments choosing the dev deals
     opponents: tuple
-    train_set: tuple     # extra `--set KEY=VALUE` for both trainings
+    train_set: tuple     # extra `--set KEY=VALUE` for every training
 
 
 RECIPES = {
-    # Sizes of the reference study (~35,700 decisions); epochs chosen so the whole pipeline
-    # takes about 40 minutes on 2 shared CPU cores (docs/models.md has the timings).
-    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=500, mix_fraction=0.5,
-                       first_epochs=6, epochs=10, dev=["--deal-set", "doudizhu-dev-300"],
+    # The reference study's sizes are one mix round: --mix-deals 500 --epochs 6,12 (~25k
+    # decisions here). The shipped student adds a second round of 1000 deals in which the
+    # round-1 student chooses half of the moves (docs/models.md: why, and the timings).
+    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=(500, 1000), mix_fraction=0.5,
+                       epochs=(6, 12, 6), dev=["--deal-set", "doudizhu-dev-300"],
                        opponents=OPPONENTS, train_set=()),
 }
 # --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
 # searches 4 worlds instead of 96 and the student is a small one; its figures mean nothing.
-QUICK = Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=4, mix_fraction=0.5,
-               first_epochs=1, epochs=1, dev=["--deals", "2"],
+QUICK = Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
+               epochs=(1, 1), dev=["--deals", "1"],
                opponents=("rule", "rlcard", "pimc:worlds=4"),
                train_set=("model.d_model=16", "model.ff=32", "model.layers=1", "batch_size=32"))
 
@@ -136,9 +136,16 @@ def _dataset_counts(path: Path) -> dict:
     return {"counts": manifest["counts"], "splits": manifest["splits"]["decisions"]}
 
 
+def _round_dirs(out_dir: Path, rounds: int) -> list[tuple[Path, Path]]:
+    """(mix dataset, student run) of each round: data/mix + student for round 1 (the
+    reference recipe), data/mix-R + student-round-R for round R >= 2."""
+    return [(out_dir / "data" / ("mix" if r == 1 else f"mix-{r}"),
+             out_dir / ("student" if r == 1 else f"student-round-{r}")) for r in range(1, rounds + 1)]
+
+
 def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: int = 1,
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
-         first_epochs: int | None = None, epochs: int | None = None,
+         mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student."""
     if quick:
@@ -147,44 +154,57 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
         recipe = RECIPES[game]
     else:
         raise UserError(f"distill.ship: no shipping recipe for {game!r} yet (known: {', '.join(RECIPES)})")
-    first_epochs = first_epochs or recipe.first_epochs
-    epochs = epochs or recipe.epochs
+    mix_deals = tuple(mix_deals or recipe.mix_deals)
+    epochs = tuple(epochs or (recipe.epochs if mix_deals == recipe.mix_deals else ()))
+    if len(epochs) != len(mix_deals) + 1 or min(epochs) < 1 or min(mix_deals) < 1:
+        raise UserError(f"--epochs needs {len(mix_deals) + 1} positive counts (the first student, then "
+                        f"one per mix round of --mix-deals), got {','.join(map(str, epochs)) or 'none'}")
     out_dir = Path(out).resolve()
     ship_path = Path(ship_dir).resolve() if ship_dir else None
-    data, first, final = out_dir / "data", out_dir / "student-1", out_dir / "student"
+    data, first = out_dir / "data", out_dir / "student-1"
+    rounds = _round_dirs(out_dir, len(mix_deals))
+    final = rounds[-1][1]
     # The shipped copy must not land where a step writes (nor in the union dataset).
-    steps = (out_dir, data, first, final, out_dir / "eval")
-    if ship_path is not None and any(ship_path == d or d in ship_path.parents for d in steps[1:]) \
-            or ship_path == out_dir:
+    steps = [data, first, out_dir / "eval"] + [student for _, student in rounds]
+    if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
+                                                              for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
     ledger = ledger or str(out_dir / "ledger.jsonl" if quick else ROOT / "data" / "runs" / "ledger.jsonl")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if not dry_run:
+        out_dir.mkdir(parents=True, exist_ok=True)
     run = Driver(out_dir, dry_run)
-    # Seeds: the teacher deals use --seed SEED, the mix deals SEED + 1 (other deals); both
-    # trainings use seed SEED (initialization and batch order); evals use seed 0.
-    seeds = {"teacher_deals": seed, "mix_deals": seed + 1, "train": seed, "eval": 0}
+    # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals);
+    # every training uses seed SEED (initialization and batch order); evals use seed 0.
+    seeds = {"teacher_deals": seed, "mix_deals": [seed + r for r in range(1, len(rounds) + 1)],
+             "train": seed, "eval": 0}
 
     teacher_data = data / "teacher"
     run.step("generate-teacher", _cli("generate", "--game", game, "--teacher", recipe.teacher,
                                       "--deals", recipe.deals, "--out", teacher_data,
-                                      "--workers", workers, "--seed", seeds["teacher_deals"]),
+                                      "--workers", workers, "--seed", seed),
              (teacher_data / "manifest.json").exists())
-    run.step("train-first", *_train_command(teacher_data, first, first_epochs, seeds["train"],
-                                            recipe.train_set))
-    mix_data = data / "mix"
-    mix_spec = f"student:{_arg(first)}:{recipe.mix_fraction}"
-    run.step("generate-mix", _cli("generate", "--game", game, "--teacher", recipe.teacher,
-                                  "--deals", recipe.mix_deals, "--mix", mix_spec, "--out", mix_data,
-                                  "--workers", workers, "--seed", seeds["mix_deals"]),
-             (mix_data / "manifest.json").exists())
-    run.step("train-final", *_train_command(data, final, epochs, seeds["train"], recipe.train_set))
+    run.step("train-first", *_train_command(teacher_data, first, epochs[0], seed, recipe.train_set))
+    # Round R: the previous student chooses a fraction of the moves of new deals, then a new
+    # student trains on everything under data/ (the teacher deals and every round so far).
+    previous, round_info = first, []
+    for r, ((mix_data, student), deals, round_epochs) in enumerate(zip(rounds, mix_deals, epochs[1:]), 1):
+        mix_spec = f"student:{_arg(previous)}:{recipe.mix_fraction}"
+        run.step(f"generate-mix-{r}", _cli("generate", "--game", game, "--teacher", recipe.teacher,
+                                           "--deals", deals, "--mix", mix_spec, "--out", mix_data,
+                                           "--workers", workers, "--seed", seed + r),
+                 (mix_data / "manifest.json").exists())
+        run.step(f"train-round-{r}", *_train_command(data, student, round_epochs, seed, recipe.train_set))
+        round_info.append({"mix": mix_spec, "deals": deals, "epochs": round_epochs,
+                           "dataset": _arg(mix_data), "student": _arg(student)})
+        previous = student
 
     evals = {}
     for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else []):
         for opponent in recipe.opponents:
-            path = out_dir / "eval" / f"{label}-{opponent.split(':')[0]}.json"
-            path.parent.mkdir(exist_ok=True)
-            run.step(f"eval-{label}-{opponent}",
+            path = out_dir / "eval" / final.name / f"{label}-{opponent.split(':')[0]}.json"
+            if not dry_run:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            run.step(f"eval-{final.name}-{label}-{opponent}",
                      _cli("eval", "--game", game, "--agent", f"student:{_arg(final)}", "--opponent", opponent,
                           *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
                           "--ledger", Path(ledger).resolve()),
@@ -194,15 +214,19 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
     if dry_run:
         return None
 
+    # Earlier rounds' students evaluated the same way (by this command when they were the
+    # final one): the dev figures that chose how many rounds to ship.
+    earlier = {student.name: {p.stem: _figures(p) for p in sorted((out_dir / "eval" / student.name).glob("*.json"))}
+               for _, student in rounds[:-1] if (out_dir / "eval" / student.name).is_dir()}
     config = json.loads((final / "config.json").read_text())
     results = {
         "game": game, "quick": quick, "git_sha": provenance.git_sha(),
         "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
-        "teacher": recipe.teacher, "mix": mix_spec, "deals": recipe.deals, "mix_deals": recipe.mix_deals,
-        "epochs": {"first": first_epochs, "final": epochs}, "seeds": seeds,
-        "datasets": {"teacher": _dataset_counts(teacher_data), "mix": _dataset_counts(mix_data)},
+        "teacher": recipe.teacher, "deals": recipe.deals, "first_epochs": epochs[0], "rounds": round_info,
+        "seeds": seeds, "train_set": list(recipe.train_set),
+        "datasets": {p.name: _dataset_counts(p) for p in [teacher_data] + [m for m, _ in rounds]},
         "final_val_metrics": config.get("metrics"),
-        "eval": evals, "commands": run.commands, "timings_s": run.timings,
+        "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
     }
     (out_dir / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     if ship_path is not None:
@@ -210,8 +234,15 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
         for name in ("config.json", "weights.safetensors"):
             shutil.copyfile(final / name, ship_path / name)
         (ship_path / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
-        print(f"[ship] shipped {final} -> {ship_path}", flush=True)
+        print(f"[ship] shipped {_arg(final)} -> {_arg(ship_path)}", flush=True)
     return results
+
+
+def _counts(text: str) -> tuple:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
 def main(argv=None) -> int:
@@ -223,8 +254,10 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="tiny sizes, for tests (figures mean nothing)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--first-epochs", type=int, default=None)
-    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--mix-deals", type=_counts, default=None,
+                   help="deals of each mix round, comma-separated (doudizhu default 500,1000)")
+    p.add_argument("--epochs", type=_counts, default=None,
+                   help="epochs of the first student, then of each round (doudizhu default 6,12,6)")
     p.add_argument("--ledger", default=None,
                    help="eval ledger (default data/runs/ledger.jsonl; with --quick, OUT/ledger.jsonl)")
     p.add_argument("--final-deal-set", default=None,
@@ -236,7 +269,7 @@ def main(argv=None) -> int:
     final_args = ["--deal-set", args.final_deal_set] if args.final_deal_set else None
     try:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
-             ledger=args.ledger, final_args=final_args, first_epochs=args.first_epochs,
+             ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
              epochs=args.epochs, dry_run=args.dry_run)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -41,10 +41,11 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     assert results["quick"] is True and results["game"] == "doudizhu"
     assert set(results["eval"]["dev"]) == set(ship.QUICK.opponents)
     for figures in results["eval"]["dev"].values():
-        assert figures["games"] == 6                  # 2 deals, each played from all 3 seats
+        assert figures["games"] == 3                  # 1 deal, played from all 3 seats
         lo, hi = figures["mean_score_ci95"]
         assert lo <= figures["mean_score"] <= hi
-    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK.mix_deals
+    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK.mix_deals[0]
+    assert results["rounds"][0]["student"] == str(out / "student")
     # Every step was printed as the CLI command it ran, and the mix step used the first student.
     commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
     assert commands == results["commands"]
@@ -82,6 +83,19 @@ def test_unknown_game_and_ship_inside_out_are_refused(tmp_path):
         ship.ship("shengji", str(tmp_path / "a"), None)
     with pytest.raises(UserError, match="step directories"):
         ship.ship("doudizhu", str(tmp_path / "a"), str(tmp_path / "a" / "data" / "models"), quick=True)
+    with pytest.raises(UserError, match="--epochs needs 3 positive counts"):
+        ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, mix_deals=(4, 4), epochs=(1, 1))
+    assert not (tmp_path / "a").exists()
+
+
+def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
+    assert ship.main(["--out", str(tmp_path / "a"), "--dry-run", "--mix-deals", "500,1000",
+                      "--epochs", "6,12,6"]) == 0
+    commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+    assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + ["eval"] * 3
+    assert f"--mix student:{tmp_path / 'a' / 'student'}:0.5" in commands[4]
+    assert "--deals 1000" in commands[4] and "--seed 3" in commands[4]
+    assert f"--agent student:{tmp_path / 'a' / 'student-round-2'}" in commands[-1]
     assert not (tmp_path / "a").exists()
 
 
