@@ -35,6 +35,7 @@ from openlandlord.games import GAMES
 EVAL_SEEDS = range(2_000_000_000, 2_100_000_000)
 _COMMITTED_BLOCK = 1_000_000
 _ADHOC_SEEDS = range(2_050_000_000, 2_100_000_000)
+MAX_ADHOC_DEALS = 1_000_000
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "eval")
 
 # name -> (set number, game, purpose, deals, options). Append only.
@@ -71,6 +72,8 @@ def adhoc(game: str, deals: int, seed: int, options: dict | None = None) -> Deal
         raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     if not isinstance(deals, int) or deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {deals}")
+    if deals > MAX_ADHOC_DEALS:
+        raise UserError(f"--deals {deals} is more than an evaluation plays ({MAX_ADHOC_DEALS:,} at most)")
     if seed is None or seed < 0:
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
     seeds = np.random.default_rng(seed).integers(_ADHOC_SEEDS.start, _ADHOC_SEEDS.stop, size=deals)

@@ -30,6 +30,20 @@ HANDLERS = {
 }
 
 
+def _positive(kind):
+    """An argparse type: a number of `kind` above zero (seconds, deals, epochs...)."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above zero, got {text}")
+        return value
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line (its default also exits 2, but prints usage first)."""
 
@@ -49,10 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="generate a teacher-scored decision dataset")
     gen.add_argument("--game", choices=GAMES, default="doudizhu")
     gen.add_argument("--teacher", required=True)
-    gen.add_argument("--deals", type=int, required=True)
+    gen.add_argument("--deals", type=_positive(int), required=True)
     gen.add_argument("--out", required=True)
     gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
-    gen.add_argument("--workers", type=int, default=None)
+    gen.add_argument("--workers", type=_positive(int), default=None)
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--temperature", type=float, default=None,
                      help="teacher softmax temperature in score units (default per game: "
@@ -61,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train", help="train the student on a dataset")
     train.add_argument("--data", required=True)
     train.add_argument("--out", required=True)
-    train.add_argument("--epochs", type=int, default=None)
+    train.add_argument("--epochs", type=_positive(int), default=None)
     train.add_argument("--config", default=None,
                        help="training config JSON (default distill/configs/default.json)")
     train.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
@@ -79,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--game", choices=GAMES, default="doudizhu")
     bench.add_argument("--checkpoint", default=None)
     bench.add_argument("--json", default=None)
-    bench.add_argument("--seconds", type=float, default=None, help="time budget per measurement")
+    bench.add_argument("--seconds", type=_positive(float), default=None, help="time budget per measurement")
     bench.add_argument("--batch-sizes", dest="batch_sizes", default=None,
                        help="train: comma-separated batch sizes to measure")
 
@@ -88,23 +102,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--agent", required=True)
     ev.add_argument("--opponent", required=True)
     group = ev.add_mutually_exclusive_group(required=True)
-    group.add_argument("--deals", type=int)
+    group.add_argument("--deals", type=_positive(int))
     group.add_argument("--deal-set", dest="deal_set")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--json", default=None)
     ev.add_argument("--report", default=None)
-    ev.add_argument("--workers", type=int, default=None)
+    ev.add_argument("--workers", type=_positive(int), default=None)
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
 
     lg = sub.add_parser("league", help="round robin with Bradley-Terry / Elo ratings")
     lg.add_argument("--game", choices=GAMES, default="doudizhu")
     lg.add_argument("--agents", nargs="+", required=True)
     lg_deals = lg.add_mutually_exclusive_group()
-    lg_deals.add_argument("--deals", type=int, default=100)
+    lg_deals.add_argument("--deals", type=_positive(int), default=100)
     lg_deals.add_argument("--deal-set", dest="deal_set")
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--anchor", default=None, help="agent spec rated 0 (default: the mean)")
-    lg.add_argument("--workers", type=int, default=None)
+    lg.add_argument("--workers", type=_positive(int), default=None)
     lg.add_argument("--json", default=None)
     lg.add_argument("--report", default=None)
     lg.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
@@ -135,6 +149,13 @@ def main(argv=None) -> int:
         status = _handler(args)(args)
     except UserError as exc:
         print(f"openlandlord: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # A path the user gave that cannot be read or written (a folder where a file is
+        # wanted, a missing parent, no permission): one line naming it.
+        if exc.filename is None:
+            raise
+        print(f"openlandlord: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("openlandlord: interrupted", file=sys.stderr)

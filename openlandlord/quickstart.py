@@ -11,6 +11,7 @@ and training resume mid-way on their own).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -107,6 +108,10 @@ def run(args) -> int:
     _stage("bench latency", ["bench", "latency", "--game", game, "--checkpoint", str(out / "model"),
                              "--json", str(out / "latency.json")], out / "latency.json", log, env)
     for opponent in plan["opponents"]:
+        if opponent == "rlcard" and importlib.util.find_spec("rlcard") is None:
+            print("\n== eval vs rlcard: skipped, rlcard is not installed "
+                  "(pip install -e '.[baselines]' adds it)", flush=True)
+            continue
         name = opponent.replace(":", "-")
         _stage(f"eval vs {opponent}", ["eval", "--game", game, "--agent", f"student:{out / 'model'}",
                                        "--opponent", opponent, "--deals", str(plan["eval_deals"]),
