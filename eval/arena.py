@@ -38,10 +38,9 @@ step, hands all that agent's pending decisions across those games to one `scores
 call: one forward pass for a neural student instead of one per move.
 
 Decisions with a single legal move are played without asking the agent. A Shengji
-follow with more legal plays than the referee lists by default (`LEGAL_CAP`) is listed in
-full up to `LIST_LIMIT` plays; beyond that (a void seat answering a long tractor) the play
-is built card by card through the referee's `factored_options(prefix)`: the agent's own
-`choose_play(obs)` builds it when the agent has one, otherwise the agent scores the
+follow with more legal plays than the referee lists (`openlandlord.agents.LEGAL_CAP`, 256;
+a void seat answering a tractor) is built card by card, as datasets record it, through the
+referee's `factored_options(prefix)`: the agent's own `choose_play(obs)` builds it when the agent has one, otherwise the agent scores the
 one-card-longer prefixes (and, for a lead that could stop here, the prefix itself: the
 referee's END option) as if they were moves, until the play is complete.
 """

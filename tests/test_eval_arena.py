@@ -168,7 +168,6 @@ def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
     own `choose_play`, else card by card over `factored_options`; the referee rejects any
     illegal play, so finishing the games is the check."""
     monkeypatch.setattr(agents, "LEGAL_CAP", 0)
-    monkeypatch.setattr(agents, "LIST_LIMIT", 0)
     monkeypatch.setitem(agents._FACTORIES, "builder", f"{__name__}:BuildsItsOwnPlay")
     BuildsItsOwnPlay.built = 0
     deal_set = dealsets.adhoc("shengji", 2, seed=5)

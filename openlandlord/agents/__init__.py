@@ -129,19 +129,19 @@ def choose(scores: np.ndarray, rng: np.random.Generator | None = None,
     return int(rng.choice(len(p), p=p))
 
 
-# Shengji follows can have millions of legal plays. Up to LIST_LIMIT they are listed in full
-# (the referee lists only LEGAL_CAP unless asked); beyond that a play is built card by card.
+# Shengji follows can have millions of legal plays. Beyond LEGAL_CAP (the referee's listing
+# cap) a play is built card by card, exactly as datasets record such decisions, so a student
+# meets them in play the way it was trained on them.
 LEGAL_CAP = 256
-LIST_LIMIT = 20_000
 
 
 def listed_legal(state):
-    """The legal moves of the seat to move, or None when there are too many to list (then
-    `build_play` makes the move)."""
+    """The legal moves of the seat to move, or None when there are more than LEGAL_CAP
+    (then `build_play` makes the move)."""
     count = state.count_legal() if hasattr(state, "count_legal") else 0
-    if count > LIST_LIMIT:
+    if count > LEGAL_CAP:
         return None
-    return state.legal_moves(limit=None) if count > LEGAL_CAP else state.legal_moves()
+    return state.legal_moves()
 
 
 def checked_choice(agent, scores, legal) -> int:
