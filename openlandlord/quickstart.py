@@ -28,8 +28,8 @@ from .provenance import git_sha
 DEFAULTS = {
     "doudizhu": {"teacher": "pimc", "deals": 800, "epochs": 10,
                  "eval_deals": 300, "opponents": ("rule", "rlcard")},
-    "shengji": {"teacher": "pimc", "deals": 60, "epochs": 8,
-                "eval_deals": 60, "opponents": ("rule:expert",)},
+    "shengji": {"teacher": "pimc", "deals": 150, "epochs": 8,
+                "eval_deals": 100, "opponents": ("rule:expert",)},
 }
 
 
