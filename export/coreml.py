@@ -45,6 +45,11 @@ class _Encode(_Main):
     def forward(self, state_tokens, state_mask, role, unseen, capacity, void):
         memory, memory_mask, belief, value = self.student.encode_state(
             state_tokens, state_mask, role, unseen, capacity, void)
+        if memory_mask is state_mask:
+            # Without a belief head the memory mask is the state mask; an input passed straight
+            # through to an output cannot carry the output's name in Core ML, so compute it
+            # (masks are 0/1: the same values, and a cast no optimisation pass removes).
+            memory_mask = (state_mask > 0.5).to(state_mask.dtype)
         return (memory, memory_mask, value) + ((belief["belief_expect"],) if belief else ())
 
 

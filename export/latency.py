@@ -237,7 +237,8 @@ def onnx_call(checkpoint: str, signatures: dict, directory: str):
     paths = export_onnx(checkpoint, signatures, directory)
     sessions = {name: ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
                 for name, path in paths.items()}
-    # The exporter drops inputs a function never reads (embed_pool ignores role).
+    # The exporter drops inputs a function never reads (embed_pool ignores role; without a
+    # belief head the state functions ignore unseen, capacity and void).
     wanted = {name: [i.name for i in s.get_inputs()] for name, s in sessions.items()}
 
     def call(function, inputs):
@@ -259,14 +260,18 @@ def onnx_dynamic_forward(checkpoint: str, signatures: dict, directory: str):
         "state_tokens": {1: "tokens"}, "state_mask": {1: "tokens"}, "actions": {1: "legal"},
         "action_mask": {1: "legal"}, "logits": {1: "legal"}})
     session = ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
+    # The exporter drops inputs the model never reads (without a belief head: unseen,
+    # capacity, void); feed only those the graph has.
+    wanted = [i.name for i in session.get_inputs()]
 
     def forward(sample):
         tokens, legal = sample["state_tokens"].shape[0], sample["actions"].shape[0]
-        return session.run(["logits"], {
+        inputs = {
             "state_tokens": sample["state_tokens"][None], "state_mask": np.ones((1, tokens), np.float32),
             "role": np.array([sample["role"]], np.int32), "unseen": sample["unseen"][None],
             "capacity": sample["capacity"][None], "void": sample["void"][None],
-            "actions": sample["actions"][None], "action_mask": np.ones((1, legal), np.float32)})[0][0]
+            "actions": sample["actions"][None], "action_mask": np.ones((1, legal), np.float32)}
+        return session.run(["logits"], {n: inputs[n] for n in wanted})[0][0]
     return forward
 
 

@@ -151,3 +151,19 @@ def test_export_command_at_default_shapes(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "64 action slots x 34 state tokens" in printed and "MIL evaluation vs the torch mirror" in printed
     assert describe(out)["functions"]["main"]["inputs"]["actions"] == ((1, 64, 103), "float32")
+
+
+@pytest.mark.parametrize("switches", [dict(belief_mode="off"), dict(belief_mode="full"),
+                                      dict(use_deep_sets=False), dict(use_adapters=False)],
+                         ids=["belief_off", "belief_full", "no_deep_sets", "no_adapters"])
+def test_export_without_belief_head_regression(tmp_path, switches):
+    # Without a belief head encode's memory_mask was its state_mask input passed through,
+    # which coremltools refused to name; every ablation must export and compute the mirror.
+    cfg = ModelConfig.for_game("doudizhu", max_state_tokens=TOKENS, d_model=16, ff=32, heads=2,
+                               layers=1, **switches)
+    mx.random.seed(0)
+    save_checkpoint(str(tmp_path / "ckpt"), LandlordFormerLite(cfg), cfg)
+    path = convert(str(tmp_path / "ckpt"), str(tmp_path / "student.mlpackage"), precision="fp32", slots=SLOTS)
+    encode = describe(path)["functions"]["encode"]
+    assert encode["outputs"][:3] == ["memory", "memory_mask", "value"]
+    assert max(verify(path, str(tmp_path / "ckpt")).values()) <= 1e-4

@@ -103,3 +103,27 @@ def test_core_ml_is_skipped_with_its_reason_off_macos(bench_json):
     if sys.platform == "darwin":
         pytest.skip("Core ML predicts here")
     assert "macOS" in bench_json["skipped"]["coreml_all"]
+
+
+@pytest.mark.parametrize("switches", [dict(belief_mode="off"), dict(use_deep_sets=False, use_adapters=False)],
+                         ids=["belief_off", "no_deep_sets_no_adapters"])
+def test_bench_latency_without_belief_head_regression(tmp_path, monkeypatch, switches):
+    # ONNX drops inputs the graph never reads (no belief head: unseen, capacity, void);
+    # feeding them anyway was an "Invalid input name" crash. Every backend that runs here
+    # must time an ablated student and agree with the torch mirror.
+    from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
+
+    import mlx.core as mx
+
+    dims = latency.features.dims("doudizhu")
+    cfg = ModelConfig.for_game("doudizhu", d_model=16, ff=32, heads=2, layers=1, **switches,
+                               **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
+                                                       "belief_slots", "belief_holders", "belief_max_count")})
+    mx.random.seed(0)
+    save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
+    backends = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx", "onnx_dynamic")
+    monkeypatch.setattr(latency, "BACKENDS", backends)  # bench_json's module-wide patch may be active
+    result = latency.measure("doudizhu", checkpoint=str(tmp_path), seconds=0.01, backends=backends,
+                             deals=1, slots=8, batch_sizes=(2,))
+    assert set(result["backends"]) == set(backends)
+    assert all(entry["max_abs_diff_vs_torch"] < 1e-4 for entry in result["backends"].values())
