@@ -468,3 +468,21 @@ def test_regression_native_round_ends_when_the_hands_do():
     for seed in range(3):
         points = _referee.simulate(300, seed, check=True)
         assert all(0 <= p <= 200 for p in points)
+
+
+@pytest.mark.parametrize("bad", ["abc", "1", None, 1.7, True])
+def test_shengji_bad_seeds_regression(bad):
+    # Raw ValueError/TypeError before, and "1" and 1.7 were silently taken as seeds.
+    for new in (Match.new, Round.new):
+        with pytest.raises(UserError, match=f"seed must be an integer, got {bad!r}"):
+            new(bad)
+
+
+def test_shengji_negative_seed_regression():
+    # Dou Dizhu's rule: any integer, mod 2^64; -1 raised a raw ValueError from numpy.
+    from openlandlord.games.doudizhu import Game
+
+    Game.new(-1)
+    assert Match.new(-1).seed == Match.new(2 ** 64 - 1).seed == 2 ** 64 - 1
+    assert Round.new(-1).to_json() == Round.new(2 ** 64 - 1).to_json()
+

@@ -45,6 +45,14 @@ class Observation:
         return self.trick[0][1] if self.trick else None
 
 
+def seed_value(seed) -> int:
+    """A seed as the deal uses it, by Dou Dizhu's rule (`Game.new`): any integer, taken mod
+    2^64 (so -1 is 2^64 - 1); a bool, a float, a string or None is a UserError."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise UserError(f"seed must be an integer, got {seed!r}")
+    return int(seed) % (1 << 64)
+
+
 def _seed_of(seed, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), index]).generate_state(1)[0])
 
@@ -64,8 +72,7 @@ class Round:
     def new(cls, seed: int, rules="tractor", dealer: int = 0, levels=(2, 2)) -> "Round":
         """A fresh deal. `rules` is "tractor", "classic" (trump declared during the deal) or a
         Rules value (its trump is used as given)."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise UserError(f"seed must be an integer, got {seed!r}")
+        seed = seed_value(seed)
         if dealer not in (0, 1, 2, 3):
             raise UserError(f"dealer must be a seat 0..3, got {dealer!r}")
         levels = tuple(int(v) for v in levels)
@@ -325,10 +332,11 @@ class Match:
 
     @classmethod
     def new(cls, seed: int, rules: str = "tractor") -> "Match":
+        seed = seed_value(seed)
         if rules not in ("tractor", "classic"):
             raise UserError(f"unknown ruleset {rules!r}; choose 'tractor' or 'classic'")
         self = object.__new__(cls)
-        self.seed, self.rules_name = int(seed), rules
+        self.seed, self.rules_name = seed, rules
         self.levels = (2, 2)
         self.results: list[dict] = []
         self.winner: int | None = None
