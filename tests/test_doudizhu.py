@@ -377,3 +377,24 @@ def test_render_and_explain_move():
     assert "do not hold" in explain_move("557", "33", "77")
     assert "not a Dou Dizhu move" in explain_move("557", "33", "57")
     assert "must play" in explain_move("557", "", "")
+
+
+def test_doudizhu_bad_argument_types_regression():
+    # play(None) was "TypeError 'NoneType' is not iterable", observation("0") a Cython
+    # TypeError, a history string "need more than 1 value to unpack", and format 99 passed.
+    import json
+
+    g = Game.new(7)
+    before = g.to_json()
+    with pytest.raises(IllegalMove, match="a move must be a string"):
+        g.play(None)
+    assert g.to_json() == before
+    for seat in ("0", None, True, 3):
+        with pytest.raises(UserError, match="seat must be 0, 1 or 2"):
+            g.observation(seat)
+    record = json.loads(before)
+    with pytest.raises(UserError, match="history must be a list of"):
+        Game.from_json(json.dumps({**record, "history": "abc"}))
+    with pytest.raises(UserError, match="format 99 is not supported"):
+        Game.from_json(json.dumps({**record, "format": 99}))
+    assert Game.from_json(before).to_json() == before

@@ -486,3 +486,18 @@ def test_shengji_negative_seed_regression():
     assert Match.new(-1).seed == Match.new(2 ** 64 - 1).seed == 2 ** 64 - 1
     assert Round.new(-1).to_json() == Round.new(2 ** 64 - 1).to_json()
 
+
+def test_shengji_bad_argument_types_regression():
+    # counts() reported `card` from a loop that never ran: UnboundLocalError; trick_winner(None)
+    # was a raw TypeError. Each is now an IllegalMove naming the argument, the match unchanged.
+    m = Match.new(1)
+    rules, before = m.round.rules, m.to_json()
+    with pytest.raises(IllegalMove, match="play must be a list of cards"):
+        m.play(None)
+    assert m.to_json() == before
+    with pytest.raises(IllegalMove, match="hand must be a list of cards"):
+        legal_plays(rules, None, None)
+    with pytest.raises(IllegalMove, match="play must be a list of cards"):
+        is_legal(rules, ["7H"], None, None)
+    with pytest.raises(IllegalMove, match="a trick must be a list of plays"):
+        trick_winner(rules, None)

@@ -768,11 +768,14 @@ cdef class Game:
             return ["pass", "rob"]
         return ["nodouble", "double"]
 
-    cpdef play(self, str move, seat=None):
+    cpdef play(self, object move, seat=None):
         """Make the current seat's move (a play as cards in any order, "" to pass; or a bid).
         `seat`, when given, must be the seat to act. Raises IllegalMove naming the problem,
         leaving the game unchanged."""
         cdef int a, s
+        if not isinstance(move, str):
+            raise IllegalMove(f"a move must be a string (cards in any order, \"\" to pass, or a bid), "
+                              f"got {move!r}")
         if self.phase_code == PH_DONE:
             raise IllegalMove(f"the game is over; no move {move!r} can be played")
         s = self.current_seat
@@ -889,11 +892,12 @@ cdef class Game:
                 "payoffs": pay}
 
     # -- what a seat sees --------------------------------------------------------------
-    def observation(self, int seat):
+    def observation(self, seat):
         """What `seat` can see (an `Observation`)."""
         cdef uint64_t start, now
-        if seat < 0 or seat > 2:
-            raise UserError(f"seat must be 0, 1 or 2, got {seat}")
+        if isinstance(seat, (bool, str)) or not hasattr(seat, "__index__") or not 0 <= seat <= 2:
+            raise UserError(f"seat must be 0, 1 or 2, got {seat!r}")
+        seat = int(seat)
         lord = self.landlord_seat
         played = []
         left = []
@@ -951,6 +955,12 @@ cdef class Game:
             raise UserError(f"not a Dou Dizhu game record: {exc}") from None
         if d.get("game", "doudizhu") != "doudizhu":
             raise UserError(f"not a Dou Dizhu game record: game is {d.get('game')!r}")
+        if d.get("format", 1) != 1:
+            raise UserError(f"Dou Dizhu game record format {d.get('format')!r} is not supported; "
+                            f"this version reads format 1")
+        if not isinstance(history, list) or not all(isinstance(e, list) and len(e) == 2 for e in history):
+            raise UserError(f"not a Dou Dizhu game record: history must be a list of [seat, move] "
+                            f"pairs, got {history!r}")
         cdef Game g = Game.from_hands(hands, kitty, bidding=bidding, landlord=landlord)
         g.seed = d.get("seed")
         if g.seed is not None:

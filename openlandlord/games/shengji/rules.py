@@ -82,6 +82,10 @@ def counts(cards, what: str = "cards") -> np.ndarray:
     if isinstance(cards, str):
         raise IllegalMove(f"{what} must be a list of cards like ['7H', '7H'], not the string "
                           f"{cards!r}")
+    try:
+        cards = list(cards)
+    except TypeError:
+        raise IllegalMove(f"{what} must be a list of cards like ['7H', '7H'], got {cards!r}") from None
     out = bytearray(54)
     try:
         for card in cards:
@@ -271,6 +275,8 @@ def explain_illegal(rules: Rules, hand, lead, play) -> str:
 def trick_winner(rules: Rules, plays) -> int:
     """Index of the winning play, 0 = the leader."""
     rules = _rules(rules)
+    if isinstance(plays, str) or not isinstance(plays, (list, tuple)):
+        raise IllegalMove(f"a trick must be a list of plays, each a list of cards, got {plays!r}")
     vectors = [counts(p, "play") for p in plays]
     if not vectors:
         raise IllegalMove("a trick needs at least the lead")
