@@ -14,7 +14,8 @@ A run directory OUT holds:
                        state (optimizer.safetensors, trainer.json) for --resume
     last               symlink to it, replaced atomically
     weights.safetensors, config.json    the final student once training finished
-    metrics.jsonl      one JSON object per logged step and per epoch
+    metrics.jsonl      one JSON object per logged step and per epoch, after a first
+                       {"kind": "model"} row: architecture, game, num_parameters
     curves.png         the curves (when matplotlib is installed)
 
 Past one machine: under `mlx.launch` (any backend `mx.distributed` supports) every rank
@@ -515,7 +516,8 @@ def _trim_metrics(path: Path, epoch: int, step: int) -> None:
     kept = []
     for line in path.read_text().splitlines():
         row = json.loads(line)
-        if (row["kind"] == "epoch" and row["epoch"] <= epoch) or (row["kind"] == "step" and row["step"] <= step):
+        if (row["kind"] == "model" or (row["kind"] == "epoch" and row["epoch"] <= epoch)
+                or (row["kind"] == "step" and row["step"] <= step)):
             kept.append(line)
     path.write_text("".join(k + "\n" for k in kept))
 
@@ -573,7 +575,8 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     from tqdm import tqdm
 
     from distill import dataset
-    from openlandlord.model import save_checkpoint
+    from openlandlord.model import num_parameters, save_checkpoint
+    from openlandlord.model.student import ARCHITECTURE
     from openlandlord.provenance import git_sha
 
     group = group or mx.distributed.init()
@@ -619,6 +622,11 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
             _trim_metrics(metrics_path, resume_state["epoch"], resume_state["step"])
         elif metrics_path.exists():
             metrics_path.unlink()
+        parameters = num_parameters(trainer.model)
+        print(f"{ARCHITECTURE}, {parameters:,} parameters", file=sys.stderr)
+        if resume_state is None:
+            _append(metrics_path, {"kind": "model", "architecture": ARCHITECTURE, "game": ds.game,
+                                   "num_parameters": parameters})
     extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash, "training": cfg.to_dict(),
              "processes": size}
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)

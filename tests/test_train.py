@@ -134,6 +134,21 @@ def test_an_ablation_trains(data, tmp_path):
     assert "val_belief_nll" not in summary and np.isfinite(summary["val_kl"])
 
 
+def test_training_log_prints_parameter_count_regression(data, tmp_path, capsys):
+    # Issue 6: the training log and metrics.jsonl state the exact parameter count (they did not).
+    cfg = tiny_config(belief_mode="off", belief_weight=0.0)
+    run_dir = tmp_path / "counted"
+    tr.train(data, str(run_dir), cfg, stop_after=1, progress=False)
+    tr.train(data, str(run_dir), cfg, resume=True, progress=False)
+    count = json.loads((run_dir / "config.json").read_text())["num_parameters"]
+    assert capsys.readouterr().err.count(f"LandlordFormer-Lite, {count:,} parameters") == 2
+    lines = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert lines[0] == {"kind": "model", "architecture": "LandlordFormer-Lite", "game": "doudizhu",
+                        "num_parameters": count}
+    assert [r["kind"] for r in lines].count("model") == 1   # kept, not repeated, on resume
+    assert [r["epoch"] for r in lines if r["kind"] == "epoch"] == [1, 2]
+
+
 @pytest.mark.parametrize("content, message", [
     ('{"epochs": 1, "learning_rate": 0.1}', "unknown key(s) learning_rate"),
     ('{"epochs": "many"}', "epochs must be int"),
