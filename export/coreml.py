@@ -13,6 +13,7 @@ Core ML predicts only on macOS. On Linux the package is checked by spec inspecti
 (`describe`) and by `evaluate_mil`, which runs the converted program op by op with
 coremltools' own MIL value inference.
 """
+import logging
 import os
 import shutil
 import tempfile
@@ -27,6 +28,24 @@ from openlandlord.provenance import git_sha
 from .torch_mirror import load_torch_student
 
 PRECISIONS = ("fp16", "fp32")
+
+# What coremltools logs on import that says nothing about this export: the torch version it
+# was not tested with, and the macOS-only prediction bindings missing elsewhere.
+_IMPORT_NOISE = ("has not been tested with coremltools", "Failed to load _ML")
+
+
+def _not_import_noise(record: logging.LogRecord) -> bool:
+    return not any(text in record.getMessage() for text in _IMPORT_NOISE)
+
+
+def import_coremltools():
+    """coremltools, imported without its known import-time warnings (others still show)."""
+    logger = logging.getLogger("coremltools")
+    if _not_import_noise not in logger.filters:
+        logger.addFilter(_not_import_noise)
+    import coremltools
+
+    return coremltools
 
 
 class _Main(torch.nn.Module):
@@ -111,15 +130,20 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
             tokens: int | None = None) -> str:
     """Export a checkpoint as a multifunction ML Program at batch 1, `tokens` state tokens
     (default: the config's max_state_tokens) and `slots` action slots."""
-    import coremltools as ct
-
     if precision not in PRECISIONS:
         raise UserError(f"precision {precision!r} is not one of {PRECISIONS}")
     if slots < 1:
         raise UserError(f"slots must be at least 1, got {slots}")
     if not out_path.endswith(".mlpackage"):
         raise UserError(f"--out {out_path} must end in .mlpackage")
+    if os.path.exists(out_path) and not os.path.isdir(out_path):
+        raise UserError(f"--out {out_path} is a file, not a package directory")
+    parent = os.path.dirname(os.path.abspath(out_path))
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        raise UserError(f"--out {out_path}: {parent} is not a directory")
+    # Bad input is reported before coremltools' import (seconds, and log lines of its own).
     student = load_torch_student(checkpoint_dir)
+    ct = import_coremltools()
     config, meta = student.config, student.meta
     tokens = tokens or config.max_state_tokens
     compute = ct.precision.FLOAT16 if precision == "fp16" else ct.precision.FLOAT32
@@ -160,7 +184,7 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
 def describe(package_path: str) -> dict:
     """Spec inspection: {"metadata": {...}, "functions": {name: {"inputs": {name: (shape,
     dtype)}, "outputs": [names]}}, "default_function": name, "program": "mlProgram"}."""
-    import coremltools as ct
+    ct = import_coremltools()
 
     spec = ct.models.MLModel(package_path, skip_model_load=True).get_spec()
     dtypes = {65568: "float32", 65552: "float16", 131104: "int32"}
@@ -175,7 +199,7 @@ def describe(package_path: str) -> dict:
 
 def load_program(package_path: str):
     """The MIL program stored in a package, as coremltools reads it back."""
-    import coremltools as ct
+    ct = import_coremltools()
     from coremltools.converters.mil.frontend.milproto.load import load
 
     package = ct.models.MLModel(package_path, skip_model_load=True)

@@ -167,3 +167,21 @@ def test_export_without_belief_head_regression(tmp_path, switches):
     encode = describe(path)["functions"]["encode"]
     assert encode["outputs"][:3] == ["memory", "memory_mask", "value"]
     assert max(verify(path, str(tmp_path / "ckpt")).values()) <= 1e-4
+
+
+def test_export_bad_input_is_one_line_without_import_noise_regression(tmp_path):
+    # A bad checkpoint was reported after ~9 lines of coremltools' import-time warnings.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "openlandlord.cli", "export", "--checkpoint",
+                           str(tmp_path / "missing"), "--out", str(tmp_path / "x.mlpackage")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"openlandlord: error: checkpoint directory {tmp_path / 'missing'} does not exist"]
+    probe = ("import logging, sys; logging.basicConfig(stream=sys.stdout);"
+             "from export.coreml import import_coremltools; import_coremltools()")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert "Failed to load" not in done.stdout + done.stderr
+    assert "has not been tested with coremltools" not in done.stdout + done.stderr
