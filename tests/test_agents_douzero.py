@@ -88,3 +88,23 @@ def test_mismatched_or_unreadable_checkpoint_is_a_clear_error(checkpoints, tmp_p
     (swapped / "landlord_down.ckpt").write_bytes(b"not a checkpoint")
     with pytest.raises(UserError, match=r"cannot read .*landlord_down\.ckpt"):
         make(f"douzero:{swapped}")
+
+
+def test_douzero_folder_of_non_checkpoints_regression(checkpoints, tmp_path):
+    # torch's multi-line error advised weights_only=False (unsafe); one line naming the file.
+    import argparse
+
+    folder = tmp_path / "other"
+    folder.mkdir()
+    for position in POSITIONS:
+        shutil.copy(checkpoints / f"{position}.ckpt", folder)
+    torch.save({"options": argparse.Namespace(lr=0.1)}, folder / "landlord_up.ckpt")
+    with pytest.raises(UserError) as caught:
+        make(f"douzero:{folder}")
+    message = str(caught.value)
+    assert "landlord_up.ckpt" in message and "argparse.Namespace" in message
+    assert "weights_only" not in message and "\n" not in message
+    (folder / "landlord_up.ckpt").write_text("hello\nworld\n")
+    with pytest.raises(UserError, match=r"landlord_up\.ckpt.*not a torch checkpoint") as caught:
+        make(f"douzero:{folder}")
+    assert "\n" not in str(caught.value)

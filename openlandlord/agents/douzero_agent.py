@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pickle
+import re
 
 import numpy as np
 
@@ -156,8 +158,17 @@ def load_network(path: str, position: str):
                         + ", ".join(f"{p}.ckpt" for p in POSITIONS) + ")")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise UserError(f"cannot read DouZero checkpoint {path!r}: {exc}") from None
+    except Exception as exc:  # torch raises assorted errors for files that are no checkpoint
+        if isinstance(exc, pickle.UnpicklingError) and "Weights only load failed" in str(exc):
+            # torch's own message advises weights_only=False, which would run code from the file.
+            found = re.search(r"GLOBAL (\S+)", str(exc))
+            holds = f" ({found.group(1)})" if found else ""
+            raise UserError(f"cannot read DouZero checkpoint {path!r}: it holds Python objects other "
+                            f"than tensors{holds}, so it is no DouZero state_dict, and it is not "
+                            "loaded (unpickling it could run code)") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise UserError(f"cannot read DouZero checkpoint {path!r}: not a torch checkpoint "
+                        f"({type(exc).__name__}{': ' + first if first else ''})") from None
     if not isinstance(state, dict):
         raise UserError(f"DouZero checkpoint {path!r} is not a state_dict "
                         f"(it holds a {type(state).__name__})")
