@@ -398,3 +398,16 @@ def test_doudizhu_bad_argument_types_regression():
     with pytest.raises(UserError, match="format 99 is not supported"):
         Game.from_json(json.dumps({**record, "format": 99}))
     assert Game.from_json(before).to_json() == before
+
+
+def test_explain_move_pass_when_leading_regression():
+    # A person typing "pass" on the lead was told "unknown card 'P' in move 'PASS'".
+    from openlandlord.agents.human import parse_move
+    from openlandlord.games.doudizhu import explain_move
+
+    for typed in ("pass", "PASS", " Pass ", ""):
+        assert explain_move("557", "", typed) == "you lead: you must play cards, not pass"
+        assert explain_move("557", "33", typed) == ""
+    g = Game.from_hands(["3344", "557", "668"])
+    with pytest.raises(ValueError, match="you lead: you must play cards, not pass"):
+        parse_move(g.observation(0), "pass", g.legal_moves())

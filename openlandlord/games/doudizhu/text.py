@@ -27,10 +27,10 @@ def render(obs) -> str:
 
 def explain_move(hand: str, to_beat: str, move: str) -> str:
     """Why `move` cannot be played from `hand` against the standing `to_beat` ("" when it
-    can)."""
+    can). A pass is "" or the word "pass" in any case."""
     try:
-        if not move:
-            return "" if to_beat else "you lead, so you must play cards (no pass)"
+        if not move or move.strip().lower() == "pass":  # "pass" as a person types it
+            return "" if to_beat else "you lead: you must play cards, not pass"
         kind = classify(move)[0]
         if Counter(canonical(move)) - Counter(hand):
             return f"you do not hold {canonical(move)} (your hand: {canonical(hand)})"
