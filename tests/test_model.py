@@ -43,6 +43,19 @@ def test_default_doudizhu_student_has_about_139k_parameters():
     assert n - num_parameters(LandlordFormerLite(ModelConfig.for_game("doudizhu", use_adapters=False))) == 8192
 
 
+def test_shengji_default_student_parameter_count_in_range_regression():
+    # At ff=128 the Shengji student had 155,404 parameters, above the 125k-155k.
+    from openlandlord import features
+
+    dims = features.dims("shengji")
+    keys = ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
+            "belief_max_count")
+    cfg = ModelConfig.for_game("shengji", **{k: dims[k] for k in keys})
+    n = num_parameters(LandlordFormerLite(cfg))
+    assert 125_000 <= n <= 155_000, n
+    assert ModelConfig.for_game("doudizhu").ff == 128   # Dou Dizhu's preset is unchanged
+
+
 def test_doudizhu_preset_matches_the_featurizer():
     from openlandlord import features
 
