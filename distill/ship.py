@@ -1,17 +1,17 @@
 """`python -m distill.ship`: make a shipped student end to end, by running the documented
 `openlandlord` commands one after another (docs/models.md).
 
-The recipe of the reference study (Dou Dizhu):
+The recipe (the reference study's is one mix round of 500 deals):
 
 1. `generate` DEALS deals of teacher play (the `pimc` teacher scores and chooses);
 2. `train` a first student on them;
-3. `generate` MIX_DEALS more deals in which that student chooses MIX_FRACTION of the moves
-   (`--mix`) while the teacher still scores every recorded state;
-4. `train` the final student on the union of both datasets (OUT/data holds both);
-5. `eval` it on the dev deal set against `rule`, `rlcard` and the teacher (mirrored seats,
-   paired bootstrap CIs, appended to the ledger);
-6. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
-7. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
+3. for each mix round: `generate` more deals in which the previous student chooses
+   MIX_FRACTION of the moves (`--mix`) while the teacher still scores every recorded state,
+   then `train` a new student on the union of all datasets so far (OUT/data holds them);
+4. `eval` the last student on the dev deal set against `rule`, `rlcard` and the teacher
+   (mirrored seats, paired bootstrap CIs, appended to the ledger);
+5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
+6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
 
 This module is only a driver: every step is a subprocess running the CLI command it prints
@@ -112,6 +112,7 @@ class Driver:
 
 
 def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) -> tuple[list, bool]:
+    """The `train` command of one student and whether it is done; an interrupted run resumes."""
     cmd = _cli("train", "--data", data, "--out", out, "--epochs", epochs, "--set", f"seed={seed}")
     for item in extra:
         cmd += ["--set", item]
