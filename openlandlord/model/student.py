@@ -39,16 +39,16 @@ BELIEF_MODES = ("expect", "full", "off")
 VALUE_TARGETS = ("score", "winloss")
 
 # Feature sizes as openlandlord.features gives them (the trainer passes the featurizer's own
-# values, so these only matter for tests and benchmarks); Shengji's are provisional until
-# its featurizer exists. Dou Dizhu's fourth role is a seat deciding during bidding.
+# values, so these only matter for tests and benchmarks). Dou Dizhu's fourth role is a seat
+# deciding during bidding.
 _GAME_PRESETS = {
     "doudizhu": dict(state_feat_dim=48, action_feat_dim=103, num_roles=4,
                      role_names=("landlord", "landlord_down", "landlord_up", "bidding"),
                      belief_slots=15, belief_holders=2, belief_max_count=4, max_state_tokens=34,
                      value_scale=24.0),
-    "shengji": dict(state_feat_dim=48, action_feat_dim=96, num_roles=4,
+    "shengji": dict(state_feat_dim=32, action_feat_dim=73, num_roles=4,
                     role_names=("declarer", "attacker_next", "declarer_partner", "attacker_prev"),
-                    belief_slots=54, belief_holders=3, belief_max_count=2, value_scale=24.0,
+                    belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59, value_scale=24.0,
                     # 120 (not 128): the featurizer's dims then give 152,308 parameters, inside
                     # the 125k-155k with room for a few more feature columns.
                     ff=120),
