@@ -38,10 +38,12 @@ from . import dataset, shards
 DEALS_PER_SHARD = 25
 # The teacher's softmax target is softmax(scores / temperature), scores in the teacher's own
 # units (expected signed score for `pimc`). PIMC's moves mostly differ by tenths of a point,
-# so a temperature of 1.0 gives near-uniform targets. Dou Dizhu: on the same 400 pimc deals
-# and 8 epochs, 0.2 against 1.0 raised val top-1 agreement 0.364 -> 0.398 and the student's
-# mean score against `rule` -0.96 -> -0.57 (150 deals). A Shengji score is in levels (at most
-# 3 a deal): at 1.0 the median target gives its best move 0.20, at 0.1 it gives 0.40.
+# so a temperature of 1.0 gives near-uniform targets. Dou Dizhu, measured twice: on 400 pimc
+# deals x 8 epochs, 0.2 against 1.0 raised val top-1 agreement 0.364 -> 0.398 and the mean
+# score against `rule` -0.96 -> -0.57 (150 deals); on another 500 deals x 6 epochs (dev-300)
+# it was even against `rule` (-0.95 both) and worse against `rlcard` (-0.58 vs -0.43). The
+# evidence leans to 0.2; it is a generate option. A Shengji score is in levels (at most 3 a
+# deal): at 1.0 the median target gives its best move 0.20, at 0.1 it gives 0.40.
 DEFAULT_TEMPERATURE = 0.2
 GAME_TEMPERATURE = {"doudizhu": DEFAULT_TEMPERATURE, "shengji": 0.1}
 # A Shengji decision with more legal plays than this (the referee's listing cap) is recorded
