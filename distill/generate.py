@@ -49,6 +49,10 @@ GAME_TEMPERATURE = {"doudizhu": DEFAULT_TEMPERATURE, "shengji": 0.1}
 # A Shengji decision with more legal plays than this (the referee's listing cap) is recorded
 # as a card-by-card build (see `_factored_play`).
 FACTOR_CAP = 256
+# Agents whose scores mean nothing, so they cannot be teachers.
+NOT_TEACHERS = {"rlcard": "rlcard is the external yardstick, never a teacher (its scores are "
+                          "one-hot on its own choice)",
+                "human": "a person at the terminal cannot score every move of thousands of states"}
 # The same flow the evaluation deal sets use (data/eval/*.json `options`): a student is
 # trained on the game it is measured on. tests/test_generate.py checks they agree.
 DEFAULT_RULES = {"doudizhu": {"bidding": "none"}, "shengji": {"rules": "tractor"}}
@@ -448,6 +452,11 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     if not temperature >= 0.0:
         raise UserError(f"temperature must be >= 0, got {temperature}")
     mixed = parse_mix(mix)
+    teacher_name = agents.parse_spec(teacher).name
+    if teacher_name in NOT_TEACHERS:
+        raise UserError(f"--teacher {teacher!r}: {NOT_TEACHERS[teacher_name]}")
+    if mixed and agents.parse_spec(mixed[0]).name == "human":
+        raise UserError("--mix human: generation runs unattended; a person cannot choose moves here")
     config = RunConfig(game, dict(DEFAULT_RULES[game]), agents.parse_spec(teacher).text,
                        {"spec": mixed[0], "fraction": mixed[1]} if mixed else None,
                        float(temperature), int(seed), deals, deals_per_shard)

@@ -220,3 +220,12 @@ def test_shengji_workers_do_not_change_a_byte(tmp_path):
     gen.generate(tmp_path / "w2", "shengji", "rule:expert", 2, seed=0, workers=2, deals_per_shard=1,
                  progress=False)
     assert files(tmp_path / "w1") == files(tmp_path / "w2")
+
+
+@pytest.mark.parametrize("teacher", ["rlcard", "human"])
+def test_yardstick_and_human_are_never_teachers_regression(tmp_path, teacher, capsys):
+    # Regression: `generate --teacher rlcard` was accepted (issue 4: rlcard is never a teacher)
+    # and `--teacher human` blocked waiting for a terminal.
+    from openlandlord.cli import main
+    assert main(["generate", "--teacher", teacher, "--deals", "1", "--out", str(tmp_path / "d")]) == 2
+    assert "teacher" in capsys.readouterr().err
