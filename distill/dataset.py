@@ -145,12 +145,14 @@ class Dataset:
         """Featurized batches of `split`: `openlandlord.features.collate` model inputs plus the
         targets `policy` [B, A] (the teacher's softmax, zero on padded slots),
         `teacher_choice`, `played` int32 [B], `value` float32 [B] (features.value_target of
-        the score), `score` float32 [B] and `belief` int32 [B, R, H] (features.belief_target
+        features.value_score at the game's value_scale: what the trainer regresses), `score`
+        float32 [B] (the recorded signed score) and `belief` int32 [B, R, H] (features.belief_target
         of the hidden hands)."""
         from openlandlord import features
 
         if batch_size < 1:
             raise UserError(f"batch_size must be at least 1, got {batch_size}")
+        scale = features.value_scale(self.game)
         index = [(k, int(i)) for k, s in enumerate(self._shards) for i in s.rows(_split(split))]
         order = np.random.default_rng(seed).permutation(len(index)) if shuffle else np.arange(len(index))
         stop = len(index) - (len(index) % batch_size if drop_last else 0)
@@ -164,7 +166,8 @@ class Dataset:
             batch["teacher_choice"] = np.array([r.teacher_choice for r in recs], np.int32)
             batch["played"] = np.array([r.played for r in recs], np.int32)
             batch["score"] = np.array([r.score for r in recs], np.float32)
-            batch["value"] = np.array([features.value_target(r.score) for r in recs], np.float32)
+            batch["value"] = np.array([features.value_target(features.value_score(r.obs, r.score, r.result), scale)
+                                       for r in recs], np.float32)
             batch["belief"] = np.stack([features.belief_target(r.obs, r.hands) for r in recs]).astype(np.int32)
             yield batch
 

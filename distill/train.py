@@ -189,6 +189,7 @@ def model_config(cfg: TrainConfig, game: str):
         value = getattr(cfg, name)
         if value is not None:
             fields[name] = value
+    fields.setdefault("value_scale", features.value_scale(game))
     fields.update(cfg.model)
     return ModelConfig.for_game(game, **fields)
 
@@ -211,7 +212,7 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1) -> list[dict]:
             sample = dict(features.featurize(rec.obs, rec.legal))
             sample["target_policy"] = np.asarray(rec.teacher_policy, np.float32)
             sample["teacher_choice"] = rec.teacher_choice
-            sample["score"] = rec.score
+            sample["score"] = features.value_score(rec.obs, rec.score, rec.result)
             sample["belief_target"] = features.belief_target(rec.obs, rec.hands).astype(np.int32)
             samples.append(sample)
         index += 1

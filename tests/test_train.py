@@ -293,3 +293,57 @@ def test_bench_measures_samples_per_second(data, tmp_path):
 def test_bench_bad_arguments_exit_2(capsys, args, message):
     assert main(["bench", "train"] + args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_value_target_doudizhu_is_the_signed_score(data):
+    """Dou Dizhu's value head keeps regressing clip(signed payoff / 24, -1, 1), in the trainer
+    and in the dataset's batches alike."""
+    from openlandlord import features
+    from openlandlord.model import ModelConfig
+
+    ds = dataset.open(data)
+    recs = [r for r in ds.records("train") if len(r.legal) >= 2]
+    assert {r.score for r in recs} != {0.0}
+    for r in recs:
+        assert features.value_score(r.obs, r.score, r.result) == r.score == r.payoffs[r.seat]
+    samples = tr.load_split(ds, "train")
+    assert [s["score"] for s in samples] == [r.score for r in recs]
+    assert tr.model_config(tiny_config(), "doudizhu").value_scale == 24.0
+    assert ModelConfig.for_game("doudizhu").value_scale == features.value_scale("doudizhu") == 24.0
+    batch = next(ds.batches("train", 10_000, shuffle=False))
+    np.testing.assert_allclose(batch["value"], np.clip(batch["score"] / 24.0, -1, 1))
+
+
+def test_value_target_shengji_is_the_team_points_margin(tmp_path):
+    """On real recorded Shengji decisions the value head's target is the seat's team points
+    margin around 80 (declarers: 80 - attacker points, attackers: attacker points - 80),
+    scaled by 80, the same in the trainer and the dataset's batches."""
+    pytest.importorskip("openlandlord.games.shengji._referee")
+    from openlandlord import features
+    from openlandlord.model import ModelConfig
+
+    out = tmp_path / "sj"
+    assert main(["generate", "--game", "shengji", "--teacher", "rule", "--deals", "3",
+                 "--out", str(out), "--workers", "1", "--seed", "1"]) == 0
+    ds = dataset.open(out)
+    recs = [r for r in ds.records("train") if len(r.legal) >= 2]
+    for r in recs:
+        points = r.result["attacker_points"]
+        want = 80 - points if r.role == "declarers" else points - 80
+        assert features.value_score(r.obs, r.score, r.result) == want
+        # The margin's sign agrees with who won (the attackers win at exactly 80).
+        assert (want > 0 or (want == 0 and r.role == "attackers")) == (r.result["winner"] == r.role)
+    assert {r.role for r in recs} == {"declarers", "attackers"}
+    assert min(r.score for r in recs) < 0 < max(r.score for r in recs)
+    samples = tr.load_split(ds, "train")
+    assert [s["score"] for s in samples] == [80 - r.result["attacker_points"] if r.role == "declarers"
+                                             else r.result["attacker_points"] - 80 for r in recs]
+    scale = tr.model_config(tiny_config(), "shengji").value_scale
+    assert scale == ModelConfig.for_game("shengji").value_scale == features.value_scale("shengji") == 80.0
+    batch = next(ds.batches("train", 10_000, shuffle=False))
+    want = [np.clip(s["score"] / 80.0, -1, 1) for s in samples]
+    assert len(batch["value"]) == len(list(ds.records("train")))
+    by_row = {(r.deal_id, r.step, r.factored): v for r, v in zip(ds.records("train"), batch["value"])}
+    got = [by_row[(r.deal_id, r.step, r.factored)] for r in recs]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert batch["score"].max() <= 3    # `score` stays the recorded levels, unchanged

@@ -13,7 +13,9 @@ model inputs with masks (`collate`). The model's input names and shapes:
                                       no belief target is consistent then, so none is trained)
 
 Each game's module (`features.doudizhu`, `features.shengji`) defines FEATURE_VERSION, the
-dimensions (`DIMS`), `featurize(obs, legal)` and `belief_target(obs, hands)`.
+dimensions (`DIMS`), `featurize(obs, legal)`, `belief_target(obs, hands)` and
+`value_score(obs, score, result)`, the value head's raw target of a recorded decision (scaled
+by `value_scale(game)` in `value_target`).
 """
 from __future__ import annotations
 
@@ -24,6 +26,14 @@ import numpy as np
 from ..errors import UserError
 
 _MODULES = {"doudizhu": "openlandlord.features.doudizhu", "shengji": "openlandlord.features.shengji"}
+
+# What `value_score` is divided by before clipping to [-1, 1]. Dou Dizhu: the signed payoff,
+# at the scale it has always had. Shengji: the team's points margin around the 80-point
+# threshold. The declarers' best round (the attackers take nothing: three levels up) is
+# +80, so 80 gives it exactly +1; the margin clips only where the attackers take 160 or
+# more (two levels up or beyond), 1.5% of 200 rule-teacher deals. 120 would waste range:
+# in those deals the median |margin| was 25 and 78% were within 40 of the threshold.
+_VALUE_SCALES = {"doudizhu": 24.0, "shengji": 80.0}
 
 
 def for_game(game: str):
@@ -52,6 +62,21 @@ def featurize(obs, legal) -> dict:
 def belief_target(obs, hands) -> np.ndarray:
     """The true hidden count per (slot, holder), int32 [R, H], from the true hands."""
     return for_game(obs.game).belief_target(obs, hands)
+
+
+def value_score(obs, score: float, result: dict) -> float:
+    """The value head's raw target of a recorded decision: from the acting seat's signed
+    `score` and the referee's `result()` of the deal (Dou Dizhu: the score; Shengji: the
+    seat's team points margin). The one definition that training and the dataset share."""
+    return float(for_game(obs.game).value_score(obs, score, result))
+
+
+def value_scale(game: str) -> float:
+    """The scale `value_target` divides a game's `value_score` by (the student presets'
+    value_scale)."""
+    if game not in _VALUE_SCALES:
+        raise UserError(f"no value scale for game {game!r}; choose one of {', '.join(_VALUE_SCALES)}")
+    return _VALUE_SCALES[game]
 
 
 def value_target(score: float, scale: float = 24.0, kind: str = "score") -> float:

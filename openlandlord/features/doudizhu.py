@@ -186,3 +186,8 @@ def belief_target(obs, hands) -> np.ndarray:
     """How many of each rank the next seat and the seat after it truly hold, [15, 2]."""
     nxt, after = (obs.seat + 1) % 3, (obs.seat + 2) % 3
     return np.stack([counts(hands[nxt]), counts(hands[after])], axis=1).astype(np.int32)
+
+
+def value_score(obs, score: float, result: dict) -> float:
+    """The value head's raw target: the seat's signed payoff, as recorded."""
+    return float(score)

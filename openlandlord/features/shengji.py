@@ -374,3 +374,15 @@ def belief_target(obs, hands) -> np.ndarray:
     v = _View(obs)
     rel = v.rel
     return np.stack([_vector(hands[rel[k]])[v.order] for k in (1, 2, 3)], axis=1).astype(np.int32)
+
+
+def value_score(obs, score: float, result: dict) -> float:
+    """The value head's raw target: the seat's team points margin around the 80-point
+    threshold, attacker_points - 80 for an attacking seat and 80 - attacker_points for a
+    declaring one. The recorded score (levels up, at most 3) is too coarse to learn from."""
+    try:
+        points, declarers = result["attacker_points"], result["declarers"]
+    except (KeyError, TypeError):
+        raise ValueError(f"a Shengji round result needs attacker_points and declarers, got {result!r}") from None
+    margin = float(points) - 80.0
+    return -margin if obs.seat % 2 == declarers else margin

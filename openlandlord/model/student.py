@@ -48,7 +48,10 @@ _GAME_PRESETS = {
                      value_scale=24.0),
     "shengji": dict(state_feat_dim=32, action_feat_dim=73, num_roles=4,
                     role_names=("declarer", "attacker_next", "declarer_partner", "attacker_prev"),
-                    belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59, value_scale=24.0,
+                    belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59,
+                    # The value head regresses the team's points margin (features.value_score),
+                    # +-80 around the threshold: features.value_scale says why 80.
+                    value_scale=80.0,
                     # 120 (not 128): the featurizer's dims then give 152,308 parameters, inside
                     # the 125k-155k with room for a few more feature columns.
                     ff=120),
