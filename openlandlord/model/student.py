@@ -28,6 +28,7 @@ import mlx.nn as nn
 import numpy as np
 from mlx.utils import tree_flatten
 
+from .. import features
 from ..errors import UserError
 
 ARCHITECTURE = "LandlordFormer-Lite"
@@ -45,13 +46,13 @@ _GAME_PRESETS = {
     "doudizhu": dict(state_feat_dim=48, action_feat_dim=103, num_roles=4,
                      role_names=("landlord", "landlord_down", "landlord_up", "bidding"),
                      belief_slots=15, belief_holders=2, belief_max_count=4, max_state_tokens=34,
-                     value_scale=24.0),
+                     value_scale=features.value_scale("doudizhu")),
     "shengji": dict(state_feat_dim=32, action_feat_dim=73, num_roles=4,
                     role_names=("declarer", "attacker_next", "declarer_partner", "attacker_prev"),
                     belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59,
                     # The value head regresses the team's points margin (features.value_score),
                     # +-80 around the threshold: features.value_scale says why 80.
-                    value_scale=80.0,
+                    value_scale=features.value_scale("shengji"),
                     # 120 (not 128): the featurizer's dims then give 152,308 parameters, inside
                     # the 125k-155k with room for a few more feature columns.
                     ff=120),
