@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError
+
 RANKS = "3456789TJQKA2BR"
 _RANK_INDEX = {r: i for i, r in enumerate(RANKS)}
 _DECK = (4,) * 13 + (1, 1)
@@ -322,3 +324,21 @@ class DouDizhuRuleBot:
         if size <= 4 and all(unseen[r] < copies for r in range(main + 1, 15)):
             return 1.0
         return 0.0
+
+
+class BidsByRule:
+    """For Dou Dizhu players that cannot bid (the rlcard yardstick, DouZero networks): any
+    other game is refused, the bidding phase is scored by the rule bot's bidding, and the
+    play phase by the player's own `play_scores(obs, legal)`. Needs `self.name`, `self.seed`."""
+
+    _bidder = None
+
+    def scores(self, obs, legal) -> np.ndarray:
+        if obs.game != "doudizhu":
+            kind = self.name.partition(":")[0]
+            raise UserError(f"the {kind} agent plays Dou Dizhu only, not {obs.game!r}")
+        if obs.phase == "bidding":
+            if self._bidder is None:
+                self._bidder = DouDizhuRuleBot("normal", self.seed)
+            return self._bidder.scores(obs, legal)
+        return self.play_scores(obs, legal)

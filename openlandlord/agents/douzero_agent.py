@@ -28,6 +28,7 @@ import re
 import numpy as np
 
 from . import Spec, check_options
+from .doudizhu_rule import BidsByRule
 from ..errors import NotAvailable, UserError
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
@@ -189,7 +190,7 @@ def load_network(path: str, position: str):
     return net
 
 
-class DouZeroAgent:
+class DouZeroAgent(BidsByRule):
     """Scores every legal move with the DouZero network of the seat's position."""
 
     def __init__(self, directory: str, seed: int | None = None):
@@ -202,16 +203,8 @@ class DouZeroAgent:
         self.networks = {p: load_network(os.path.join(directory, f"{p}.ckpt"), p)
                          for p in POSITIONS}
         self.seed = seed
-        self._bidder = None
 
-    def scores(self, obs, legal) -> np.ndarray:
-        if obs.game != "doudizhu":
-            raise UserError(f"the douzero agent plays Dou Dizhu only, not {obs.game!r}")
-        if obs.phase == "bidding":
-            if self._bidder is None:
-                from .doudizhu_rule import DouDizhuRuleBot
-                self._bidder = DouDizhuRuleBot("normal", self.seed)
-            return self._bidder.scores(obs, legal)
+    def play_scores(self, obs, legal) -> np.ndarray:
         return self.values(obs, legal)
 
     def values(self, obs, legal) -> np.ndarray:

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from . import Spec, check_options
+from .doudizhu_rule import BidsByRule
 from ..errors import NotAvailable, UserError
 
 
@@ -38,7 +39,7 @@ def rlcard_state(obs, legal) -> dict:
     }
 
 
-class RLCardAgent:
+class RLCardAgent(BidsByRule):
     """rlcard's `DouDizhuRuleAgentV1`, scoring 1 for its choice and 0 elsewhere."""
 
     def __init__(self, seed: int | None = None, strict: bool = False):
@@ -53,7 +54,6 @@ class RLCardAgent:
         self.seed = seed
         self.strict = strict
         self.fallbacks = 0
-        self._bidder = None
 
     def choice(self, obs, legal) -> str:
         """The move rlcard's agent picks, in our notation ('' for pass)."""
@@ -65,14 +65,7 @@ class RLCardAgent:
             np.random.set_state(saved)
         return "" if action == "pass" else action
 
-    def scores(self, obs, legal) -> np.ndarray:
-        if obs.game != "doudizhu":
-            raise UserError(f"the rlcard agent plays Dou Dizhu only, not {obs.game!r}")
-        if obs.phase == "bidding":
-            if self._bidder is None:
-                from .doudizhu_rule import DouDizhuRuleBot
-                self._bidder = DouDizhuRuleBot("normal", self.seed)
-            return self._bidder.scores(obs, legal)
+    def play_scores(self, obs, legal) -> np.ndarray:
         out = np.zeros(len(legal))
         move = self.choice(obs, legal)
         try:
