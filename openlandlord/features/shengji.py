@@ -307,9 +307,9 @@ def _winner_seat(obs, v: _View, extra: np.ndarray | None = None) -> int:
     if extra is not None:
         vectors.append(extra.astype(np.uint8))
     if obs.rules == "classic":
-        from ..games.shengji import Rules, classic
-        table = Rules.classic(obs.trump_rank, obs.trump_suit or "N").table()
-        index = classic.trick_winner(table, vectors)
+        from ..games.shengji import Rules, _referee
+        r = Rules.classic(obs.trump_rank, obs.trump_suit or "N")
+        index = _referee.classic_winner(r.rank_index, r.suit_index, vectors)
     else:
         from ..games.shengji import _referee
         index = _referee.winner_of(RANKS.index(obs.trump_rank), SUITS.index(obs.trump_suit), vectors)

@@ -19,6 +19,25 @@ cdef struct Table:
     int strength[54]          # order inside the card's own suit (equal for off-suit rank cards)
     int nxt[54]               # the card one rank above in a tractor run, or -1
     int points[54]
+    # Ruleset `classic` (build_classic_table); build_table sets classic = 0 and level = strength.
+    int classic               # 0 tractor, 1 classic
+    int level[54]             # classic card level inside its category (see classic.py)
+    int lvl_n[5][16]          # cards of each category at each level
+    int lvl_cards[5][16][4]   # their ids, ascending
+
+cdef struct Format:
+    # A `classic` lead (any cards of one suit) decomposed into units: longest tractors first,
+    # then pairs, then singles; units sorted by pairs then top level, both descending.
+    int cat                   # the category, -1 if the play mixes categories
+    int n                     # cards
+    int pairs                 # pairs in all, tractors included
+    int ntractors
+    int tractors[27]          # pairs per tractor, longest first
+    int nunits
+    int upairs[55]            # per unit: 0 single, 1 pair, k tractor of k pairs
+    int utop[55]              # per unit: level of its highest card
+    int ustart[55]            # per unit: its cards are ucards[ustart[u]:ustart[u + 1]], one id
+    int ucards[55]            # per card of a single or per pair of a pair / tractor
 
 cdef struct Lead:
     # The format of a led unit, which every follower must answer.
@@ -47,3 +66,21 @@ cdef int play_round_c(const Table* t, unsigned char* hands, int leader, int decl
 cdef int sample_world_c(const Table* t, const unsigned char* unseen, const int* sizes,
                         const int* void_masks, unsigned long long* rng,
                         unsigned char* out) noexcept nogil
+
+# Ruleset `classic` (the Table built by build_classic_table; error codes as in _referee.pyx).
+cdef void build_classic_table(Table* t, int trump_rank, int trump_suit) noexcept nogil
+cdef int lead_format_c(const Table* t, const unsigned char* lead, Format* f) noexcept nogil
+cdef int classic_lead_error(const Table* t, const unsigned char* hand,
+                            const unsigned char* play) noexcept nogil
+cdef int classic_follow_error(const Table* t, const unsigned char* hand, const Format* f,
+                              const unsigned char* play) noexcept nogil
+cdef int classic_trick_winner_c(const Table* t, const unsigned char* plays,
+                                int nplays) noexcept nogil
+cdef int throw_check_c(const Table* t, const unsigned char* lead, const Format* f,
+                       const unsigned char* others, int nothers,
+                       unsigned char* out) noexcept nogil
+cdef int classic_random_lead(const Table* t, const unsigned char* hand,
+                             unsigned long long* rng, unsigned char* out) noexcept nogil
+cdef int classic_random_follow(const Table* t, const unsigned char* hand, const Format* f,
+                               unsigned long long* rng, unsigned char* out) noexcept nogil
+cdef int kitty_multiplier_c(const Format* f) noexcept nogil

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import IllegalMove, UserError
-from . import classic
+from . import _referee
 from .rules import (CARD_NAMES, NO_TRUMP, SUITS, Rules, card_table, counts, explain_illegal,
                     factored_options, names_of, play_of, round_result)
 from .state import DEFAULT_CAP, Observation, Round
@@ -115,13 +115,11 @@ class ClassicRound(Round):
         if self._phase == "declare":
             return 1 + len(self._pending())
         if self._phase == "bury":
-            return classic.count_multisets(self._hands[self.dealer], KITTY)
+            return int(_referee.count_multiset_ids(self._hands[self.dealer], KITTY))
         if self._phase == "play":
-            hand = self._hands[self.current_seat]
-            t = self.rules.table()
-            if not self._trick:
-                return classic.count_leads(t, hand)
-            return classic.count_follows(t, hand, classic.lead_format(t, self._led))
+            return int(_referee.classic_count_legal(
+                self.rules.rank_index, self.rules.suit_index, self._hands[self.current_seat],
+                self._led if self._trick else None))
         return 0
 
     def _pending(self) -> list[tuple[str, ...]]:
@@ -139,13 +137,11 @@ class ClassicRound(Round):
                 raise UserError(f"{n} legal moves here, more than the cap of {limit}: build the "
                                 "move with factored_options(prefix) or ask legal_moves(limit=None)")
         hand = self._hands[self.current_seat]
-        t = self.rules.table()
         if self._phase == "bury":
-            ids = classic.multisets(hand, KITTY)
-        elif not self._trick:
-            ids = classic.leads(t, hand)
+            ids = _referee.multiset_ids(hand, KITTY)
         else:
-            ids = classic.follows(t, hand, classic.lead_format(t, self._led))
+            ids = _referee.classic_legal_play_ids(self.rules.rank_index, self.rules.suit_index,
+                                                  hand, self._led if self._trick else None)
         return sorted(play_of(p) for p in ids)
 
     legal_plays = legal_moves
@@ -194,10 +190,10 @@ class ClassicRound(Round):
             self._phase = "play"
             self.leader = self.current_seat = self.dealer
             return
-        lead = self._trick[0][1] if self._trick else None
-        reason = explain_illegal(self.rules, names_of(hand), lead, names_of(vector))
-        if reason:
-            raise IllegalMove(reason)
+        if _referee.classic_play_error(self.rules.rank_index, self.rules.suit_index, hand,
+                                       self._led if self._trick else None, vector):
+            lead = self._trick[0][1] if self._trick else None
+            raise IllegalMove(explain_illegal(self.rules, names_of(hand), lead, names_of(vector)))
         played = vector if self._trick else self._resolve_throw(vector)
         self._apply(play_of(np.repeat(np.arange(54), played)), played)
         self._moves[-1] = list(move)  # the record keeps the attempted throw: replay redoes it
@@ -207,19 +203,13 @@ class ClassicRound(Round):
     def _resolve_throw(self, vector):
         """A throw stands when no other hand can beat any of its units; otherwise only its
         smallest beaten unit is played and the thrower's side pays for the cards taken back."""
-        t = self.rules.table()
-        fmt = classic.lead_format(t, vector)
-        if not fmt.is_throw:
-            return vector
         seat = self.current_seat
         others = [self._hands[s] for s in range(4) if s != seat]
-        failing = classic.beaten_units(t, fmt, others)
+        ids, failing = _referee.classic_throw(self.rules.rank_index, self.rules.suit_index,
+                                              vector, others)
         if not failing:
             return vector
-        unit = min(failing, key=lambda u: (u.size, u.top))
-        played = np.zeros(54, np.uint8)
-        for c in unit.cards:
-            played[c] += 1
+        played = np.bincount(np.asarray(ids, np.intp), minlength=54).astype(np.uint8)
         taken_back = int(vector.sum() - played.sum())
         sign = 1 if seat % 2 == self.declarers else -1
         self.penalty += sign * THROW_PENALTY * taken_back
@@ -228,14 +218,14 @@ class ClassicRound(Round):
         return played
 
     def _winner_index(self, vectors) -> int:
-        return classic.trick_winner(self.rules.table(), vectors)
+        return _referee.classic_winner(self.rules.rank_index, self.rules.suit_index, vectors)
 
     def _finish(self) -> None:
         leader, trick, winner = self._tricks[-1]
         if winner % 2 != self.declarers:
-            t = self.rules.table()
-            fmt = classic.lead_format(t, counts(trick[0][1]))
-            self.kitty_bonus = int((self._kitty * self._points).sum()) * classic.kitty_multiplier(fmt)
+            multiplier = _referee.classic_kitty_multiplier(
+                self.rules.rank_index, self.rules.suit_index, counts(trick[0][1]))
+            self.kitty_bonus = int((self._kitty * self._points).sum()) * multiplier
         self._phase = "done"
 
     def score(self) -> int:

@@ -19,7 +19,7 @@ CARD_NAMES = tuple(r + s for s in SUITS for r in RANKS) + ("SJ", "BJ")
 CARD_IDS = {name: i for i, name in enumerate(CARD_NAMES)}
 END = "END"  # the factored-decision option "this lead is complete" (see the package docstring)
 
-# Error codes of `_referee.play_error` and of `classic.follow_error` / `classic.lead_error`.
+# Error codes of `_referee.play_error` and `_referee.classic_play_error`.
 OK, WRONG_COUNT, NOT_IN_HAND, MUST_FOLLOW_SUIT, MUST_PLAY_PAIRS, NOT_A_UNIT = range(6)
 MUST_PLAY_TRACTORS, MIXED_SUITS = classic.MUST_PLAY_TRACTORS, classic.MIXED_SUITS
 NO_TRUMP = "N"
@@ -54,7 +54,8 @@ class Rules:
         return -1 if self.trump_suit == NO_TRUMP else SUITS.index(self.trump_suit)
 
     def table(self) -> "classic.ClassicTable":
-        """The `classic` card order of this trump (built once per trump)."""
+        """The `classic` card order of this trump (the native table's arrays, read once per
+        trump)."""
         return _classic_table(self.rank_index, self.suit_index)
 
 
@@ -112,8 +113,7 @@ def card_table(rules: Rules):
     """(cat, strength, points) per card id under this trump; in `classic` the strength is the
     card's level (see classic.py)."""
     if rules.name == "classic":
-        t = rules.table()
-        return t.cat.tolist(), t.level.tolist(), t.points.tolist()
+        return _referee.classic_table(rules.rank_index, rules.suit_index)
     return _referee.card_order(rules.rank_index, rules.suit_index)
 
 
@@ -130,7 +130,8 @@ def _lead_vector(rules: Rules, lead) -> np.ndarray | None:
         return None
     vector = counts(lead, "lead")
     if rules.name == "classic":
-        if classic.lead_error(rules.table(), vector, vector) != OK:
+        if _referee.classic_play_error(rules.rank_index, rules.suit_index, vector, None,
+                                       vector) != OK:
             raise IllegalMove(f"the lead {list(lead)} is not one or more cards of one suit")
     elif _referee.lead_kind(rules.rank_index, rules.suit_index, vector)[0] == 0:
         raise IllegalMove(f"the lead {list(lead)} is not a single, a pair or a tractor")
@@ -144,9 +145,9 @@ def legal_plays(rules: Rules, hand, lead) -> list[tuple[str, ...]]:
     rules = _rules(rules)
     hand_vector, lead_vector = counts(hand, "hand"), _lead_vector(rules, lead)
     if rules.name == "classic":
-        t = rules.table()
-        ids = (classic.leads(t, hand_vector) if lead_vector is None
-               else classic.follows(t, hand_vector, classic.lead_format(t, lead_vector)))
+        _classic_hand(hand_vector)
+        ids = _referee.classic_legal_play_ids(rules.rank_index, rules.suit_index, hand_vector,
+                                              lead_vector)
     else:
         ids = _referee.legal_play_ids(rules.rank_index, rules.suit_index, hand_vector, lead_vector)
     return sorted(play_of(p) for p in ids)
@@ -157,10 +158,9 @@ def count_legal_plays(rules: Rules, hand, lead) -> int:
     rules = _rules(rules)
     hand_vector, lead_vector = counts(hand, "hand"), _lead_vector(rules, lead)
     if rules.name == "classic":
-        t = rules.table()
-        if lead_vector is None:
-            return classic.count_leads(t, hand_vector)
-        return classic.count_follows(t, hand_vector, classic.lead_format(t, lead_vector))
+        _classic_hand(hand_vector)
+        return int(_referee.classic_count_legal(rules.rank_index, rules.suit_index, hand_vector,
+                                                lead_vector))
     return int(_referee.count_legal_ids(rules.rank_index, rules.suit_index, hand_vector,
                                         lead_vector))
 
@@ -194,20 +194,24 @@ def factored_options(rules: Rules, hand, lead, prefix=()) -> list[str]:
     return sorted(CARD_NAMES[i] for i in options)
 
 
+def _classic_hand(hand_vector) -> None:
+    if int(hand_vector.sum()) > 60:
+        raise UserError("a hand of more than 60 cards is not a Shengji hand (33 at most: the "
+                        "dealer before the burial)")
+
+
 def _classic_options(rules, hand_vector, lead_vector, prefix_vector, prefix) -> list[str]:
-    t = rules.table()
+    _classic_hand(hand_vector)
     if lead_vector is None:
         # A lead is any non-empty set of cards of one suit: stay in the prefix's suit.
-        if (prefix_vector > hand_vector).any() or (prefix_vector.any()
-                                                   and classic.single_cat(t, prefix_vector) < 0):
+        found = _referee.classic_lead_options(rules.rank_index, rules.suit_index, hand_vector,
+                                              prefix_vector)
+        if found is None:
             raise IllegalMove(f"no legal lead contains {list(prefix)}")
-        room = hand_vector > prefix_vector
-        if prefix_vector.any():
-            room &= t.cat == classic.single_cat(t, prefix_vector)
-        options = sorted(CARD_NAMES[i] for i in np.flatnonzero(room))
-        return options + ([END] if options and prefix_vector.any() else [])
-    options = classic.follow_options(t, hand_vector, classic.lead_format(t, lead_vector),
-                                     prefix_vector)
+        options = sorted(CARD_NAMES[i] for i in found[0])
+        return options + ([END] if found[1] else [])
+    options = _referee.classic_follow_options(rules.rank_index, rules.suit_index, hand_vector,
+                                              lead_vector, prefix_vector)
     if options is None:
         raise IllegalMove(f"no legal play contains {list(prefix)}")
     return sorted(CARD_NAMES[i] for i in options)
@@ -218,10 +222,8 @@ def _error(rules: Rules, hand, lead, play) -> tuple[int, np.ndarray, np.ndarray,
     hand_vector, play_vector = counts(hand, "hand"), counts(play, "play")
     lead_vector = _lead_vector(rules, lead)
     if rules.name == "classic":
-        t = rules.table()
-        code = (classic.lead_error(t, hand_vector, play_vector) if lead_vector is None else
-                classic.follow_error(t, hand_vector, classic.lead_format(t, lead_vector),
-                                     play_vector))
+        code = _referee.classic_play_error(rules.rank_index, rules.suit_index, hand_vector,
+                                           lead_vector, play_vector)
     else:
         code = _referee.play_error(rules.rank_index, rules.suit_index, hand_vector, lead_vector,
                                    play_vector)
@@ -284,7 +286,7 @@ def trick_winner(rules: Rules, plays) -> int:
     if len(vectors) > 4 or any(int(v.sum()) != int(vectors[0].sum()) for v in vectors):
         raise IllegalMove("a trick has at most four plays, each as many cards as the lead")
     if rules.name == "classic":
-        return classic.trick_winner(rules.table(), vectors)
+        return int(_referee.classic_winner(rules.rank_index, rules.suit_index, vectors))
     return int(_referee.winner_of(rules.rank_index, rules.suit_index, vectors))
 
 
