@@ -336,3 +336,11 @@ def test_native_classic_loop_is_deterministic():
 def test_native_classic_rejects_bad_trumps(bad):
     with pytest.raises(ValueError):
         _referee.classic_table(*bad)
+
+
+def test_selfcheck_runs_the_native_classic_loop(capsys):
+    from openlandlord.games.shengji.selfcheck import main
+    assert main(["--rules", "classic", "--rounds", "300", "--python-rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "native classic loop: 300 rounds, every play checked: ok" in out
+    assert "classic: 2 random rounds through Round: invariants ok" in out

@@ -1,13 +1,18 @@
-"""The Shengji (升级, Tractor) referee: rulesets `tractor` (native core in `_referee.pyx`) and
-`classic`, chosen by a `Rules` value (or the name, for a fresh round).
+"""The Shengji (升级, Tractor) referee: rulesets `tractor` and `classic` in one native engine
+(`_referee.pyx`), chosen by a `Rules` value (or the name, for a fresh round).
 
-The rules are those of docs/rules-shengji.md. Ruleset `tractor` (native): 27 cards each, no
-kitty, a trump suit drawn per round and shown to all; leads are one unit, a single, a pair or a
+The rules are those of docs/rules-shengji.md. Ruleset `tractor`: 27 cards each, no kitty, a
+trump suit drawn per round and shown to all; leads are one unit, a single, a pair or a
 plain-suit tractor; follows must follow suit and play the led suit's pairs as far as held.
-Ruleset `classic` (Python, `classic.py` and `classic_round.py`): trump declared during the deal,
-an 8-card kitty buried by the dealer, throws (a failed one is cut to its smallest beaten unit,
-10 points a card taken back to the other side), trump tractors, format-matching follows, the
-kitty multiplied on the last trick, no-trump rounds (trump suit "N").
+Ruleset `classic`: trump declared during the deal, an 8-card kitty buried by the dealer, throws
+(a failed one is cut to its smallest beaten unit, 10 points a card taken back to the other
+side), trump tractors, format-matching follows, the kitty multiplied on the last trick,
+no-trump rounds (trump suit "N"). Its rule work is native too (the `classic_*` functions of
+`_referee.pyx`: card levels, units, legal leads and follows listed constructively and counted
+exactly, factored options, legality, the throw check, the trick winner, the kitty multiplier;
+`classic.py` wraps them as Python values); the round itself (deal, declarations, phases,
+penalties, JSON) is Python in `classic_round.py`. `_referee.classic_simulate` plays whole random
+`classic` rounds natively (declarations skipped: the trump is drawn).
 
 Cards are strings: rank `2..9 T J Q K A` + suit `S H D C`, jokers `BJ` (big) and `SJ` (small).
 A play is a tuple of cards, sorted as strings.

@@ -2,12 +2,16 @@
 (single-threaded, timed in process CPU seconds).
 
 Measures: native random rounds per second (the C round loop with the random policy; target
-20,000), world-sampler deals per second (the unseen cards dealt to the three hidden seats,
-consistent with hand sizes and known voids, over a fixed set of positions from the start of a
-round to late rounds with voids; target 730,000), Python-driven random rounds per second (the
-`Round` interface an arena uses; `tractor`, and `classic`, which is pure Python) and
-`legal_plays` calls per second. No peer Shengji referee
-exists to compare with, so `peers` is empty.
+20,000), native random `classic` rounds per second (`classic_native_rounds_per_s`: the C loop of
+`_referee.classic_simulate`: deal with an 8-card kitty, random trump with no trump one round in
+five, declarations skipped, a random burial, random leads including throws that may fail and
+pay the penalty, random legal follows, the kitty multiplied on the last trick), world-sampler
+deals per second (the unseen cards dealt to the three hidden seats, consistent with hand sizes
+and known voids, over a fixed set of positions from the start of a round to late rounds with
+voids; target 730,000), Python-driven random rounds per second (the `Round` interface an arena
+uses, on the native rules; `tractor` and `classic`, declarations and burial included) and
+`legal_plays` calls per second. No peer Shengji referee exists to compare with, so `peers` is
+empty.
 """
 from __future__ import annotations
 
@@ -76,6 +80,8 @@ def measure(seconds: float = 2.0) -> dict:
     batch = 2000
     seed = iter(range(1, 1 << 30))
     rounds_per_s = _timed(lambda: len(_referee.simulate(batch, next(seed))), seconds)
+    classic_native_rounds_per_s = _timed(
+        lambda: len(_referee.classic_simulate(batch, next(seed))), seconds)
 
     positions = _positions()
     rates = []
@@ -104,7 +110,8 @@ def measure(seconds: float = 2.0) -> dict:
             legal_plays(rules, hand, lead)
         return len(cases)
     legal_calls_per_s = _timed(calls, seconds)
-    return {"rounds_per_s": rounds_per_s, "worlds_per_s": worlds_per_s,
+    return {"rounds_per_s": rounds_per_s, "classic_native_rounds_per_s": classic_native_rounds_per_s,
+            "worlds_per_s": worlds_per_s,
             "worlds_per_s_min_position": min(rates),
             "python_rounds_per_s": py_rounds_per_s, "classic_python_rounds_per_s": classic_rounds_per_s,
             "legal_plays_calls_per_s": legal_calls_per_s}

@@ -1,12 +1,18 @@
 """Random-simulation invariants of the Shengji referee, over as many rounds as asked.
 
-`python -m openlandlord.games.shengji.selfcheck --rules classic --rounds 10000` plays random
-rounds through the `Round` interface (huge move sets built card by card with
-`factored_options`) and checks, at every step, that a legal move exists and that the 108 cards
-are conserved (hands + played + kitty), and at the end of every round that the hands are empty,
-that captured points plus points in the kitty make 200, that the payoffs are zero-sum and that
-the JSON record replays to the same result. For `tractor` it also runs the native loop with
-every play checked (`_referee.simulate(check=True)`).
+`python -m openlandlord.games.shengji.selfcheck --rules classic --rounds 10000` first plays
+`--rounds` random rounds in the native engine with every play checked
+(`_referee.classic_simulate(check=True)`, or `_referee.simulate(check=True)` for `tractor`): every
+random lead and follow legal by the engine's rules, a legal follow always there, the 108 cards
+(hands + played + kitty) and the 200 points conserved after every trick, the hands empty and
+every card played (or buried) exactly twice at the end; `classic` rounds deal an 8-card kitty,
+bury 8 random cards, throw (failed throws pay the penalty) and multiply the kitty on the last
+trick. Then it plays random rounds through the `Round` interface (`--python-rounds`: all of
+them for `tractor`, at most 1,000 by default for `classic`, declarations during the deal
+included; huge move sets built card by card with `factored_options`) and checks, at every
+step, that a legal move exists and that the 108 cards are conserved, and at the end of every
+round that the hands are empty, that captured points plus points in the kitty make 200, that
+the payoffs are zero-sum and that the JSON record replays to the same result.
 """
 from __future__ import annotations
 
@@ -31,7 +37,7 @@ def random_move(r, rng) -> list[str]:
     while options := r.factored_options(prefix):
         options = [o for o in options if o != END]
         prefix.append(options[rng.integers(len(options))])
-        if r.phase == "play" and not r.observation(r.current_seat).trick and rng.random() < 0.6:
+        if r.phase == "play" and not r._trick and rng.random() < 0.6:
             break
     return prefix
 
@@ -43,11 +49,10 @@ def check_round(seed: int, rules: str, rng) -> dict:
             raise AssertionError(f"round {seed}: no legal move in phase {r.phase}")
         r.play(random_move(r, rng))
         if r.phase in ("play", "done"):
-            obs = r.observation(0)
-            played = sum(len(c) for _, trick, _ in obs.tricks for _, c in trick)
-            played += sum(len(c) for _, c in obs.trick)
-            kitty = len(r.kitty()) if rules == "classic" else 0
-            if sum(len(h) for h in r.hands()) + played + kitty != 108:
+            played = sum(len(c) for _, trick, _ in r._tricks for _, c in trick)
+            played += sum(len(c) for _, c in r._trick)
+            kitty = int(r._kitty.sum()) if rules == "classic" else 0
+            if int(r._hands.sum()) + played + kitty != 108:
                 raise AssertionError(f"round {seed}: cards not conserved")
     res = r.result()
     kitty_points = res.get("kitty_points", 0)
@@ -76,13 +81,25 @@ def main(argv=None) -> int:
     parser.add_argument("--rules", default="tractor", choices=("tractor", "classic"))
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--python-rounds", type=int, default=None,
+                        help="rounds through the Round interface (default: --rounds for tractor, "
+                             "min(--rounds, 1000) for classic)")
     args = parser.parse_args(argv)
+    from . import _referee
+    start = time.perf_counter()
     if args.rules == "tractor":
-        from . import _referee
         native = _referee.simulate(args.rounds, args.seed, check=True)
         print(f"native tractor loop: {len(native)} rounds, every play checked: ok "
               f"(mean attacker points {np.mean(native):.1f})")
-    report = check_rounds(args.rules, args.rounds, args.seed)
+    else:
+        native, stats = _referee.classic_simulate(args.rounds, args.seed, check=True, stats=True)
+        print(f"native classic loop: {len(native)} rounds, every play checked: ok "
+              f"(mean attacker score {np.mean(native):.1f}; {stats['throws']} throws, "
+              f"{stats['failed_throws']} failed; {time.perf_counter() - start:.1f} s)")
+    python_rounds = args.python_rounds
+    if python_rounds is None:
+        python_rounds = args.rounds if args.rules == "tractor" else min(args.rounds, 1000)
+    report = check_rounds(args.rules, python_rounds, args.seed)
     print(f"{report['rules']}: {report['rounds']} random rounds through Round: invariants ok "
           f"(mean attacker score {report['mean_attacker_points']:.1f}, {report['seconds']:.0f} s)")
     return 0
