@@ -52,6 +52,7 @@ ctypedef int (*Policy)(void* ctx, const Table* t, const unsigned char* hand, con
 # A policy writes its play (a count vector) into `out` and returns the number of cards.
 # `lead` is NULL when the seat leads.
 
+# Ruleset `tractor` (the Table built by build_table); trick_winner_c serves both rulesets.
 cdef unsigned long long next_random(unsigned long long* state) noexcept nogil
 cdef void build_table(Table* t, int trump_rank, int trump_suit) noexcept nogil
 cdef int classify(const Table* t, const unsigned char* play, Lead* out) noexcept nogil

@@ -1,10 +1,11 @@
 # cython: language_level=3
-"""The native core of the Shengji referee: card order, units, legal leads and follows, trick
-winner, the native random round loop and the world sampler.
+"""The native core of the Shengji referee, both rulesets: card order, units, legal leads and
+follows, trick winner, the native random round loops and the world sampler.
 
 Everything here works on count vectors (see `_referee.pxd`); the Python package turns card
-strings into count vectors and back. The rules are those of the `tractor` ruleset as written
-in docs/rules-shengji.md.
+strings into count vectors and back. The rules are those of docs/rules-shengji.md: the first
+part is ruleset `tractor` (`build_table`), the second ruleset `classic` (`build_classic_table`
+and the `classic_*` functions); `trick_winner_c` serves both, by the table's `classic` flag.
 """
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, realloc, free
