@@ -344,3 +344,22 @@ def test_selfcheck_runs_the_native_classic_loop(capsys):
     out = capsys.readouterr().out
     assert "native classic loop: 300 rounds, every play checked: ok" in out
     assert "classic: 2 random rounds through Round: invariants ok" in out
+
+
+def test_native_rounds_replay_through_the_python_round():
+    # The native loop and the `Round` interface agree on whole rounds: the same moves (throws as
+    # attempted) give the same failed throws, penalty, kitty bonus and attackers' score.
+    from openlandlord.games.shengji import Round
+    failed = 0
+    for seed in range(60):
+        rank, suit, dealer, hands, kitty, moves, score, penalty = \
+            _referee.classic_recorded_round(seed)
+        rules = Rules.classic("23456789TJQKA"[rank], "SHDC"[suit] if suit >= 0 else "N")
+        names = [[CARD_NAMES[c] for c in ids(np.frombuffer(h, np.uint8))] for h in hands]
+        r = Round.from_hands(names, rules, dealer=dealer,
+                             kitty=[CARD_NAMES[c] for c in ids(np.frombuffer(kitty, np.uint8))])
+        for move in moves:
+            r.play([CARD_NAMES[c] for c in move])
+        assert r.done and r.score() == score and r.penalty == penalty, seed
+        failed += len(r.observation(0).failed_throws)
+    assert failed > 20

@@ -1540,14 +1540,17 @@ cdef void deal_classic_c(unsigned char* hands, unsigned char* kitty, int dealer,
 
 
 cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* kitty, int dealer,
-                         unsigned long long* rng, int check, int* stats) noexcept nogil:
+                         unsigned long long* rng, int check, int* stats,
+                         unsigned char* log) noexcept nogil:
     # One random `classic` round from the deal (`hands` 25 each, `kitty` 8; both consumed): the
     # dealer takes the kitty and buries 8 random cards, then random play with throws that may
     # fail (penalty 10 points a card taken back), the kitty multiplied when the attackers win
     # the last trick. Returns the attackers' score, or with `check` a negative code when an
     # invariant breaks: -1 an illegal random play, -2 no legal follow, -3 cards not conserved,
     # -4 points not conserved, -5 hands not empty or a card not played twice.
-    # stats: [throws, failed throws, kitty bonus, penalty] added to.
+    # stats: [throws, failed throws, kitty bonus, penalty] added to. With `log` (not NULL):
+    # the hands after the burial (4 x 54), then every move as a count vector (the attempted
+    # throw for a lead), 100 moves at most.
     cdef unsigned char plays[4 * NCARD]
     cdef unsigned char attempt[NCARD]
     cdef unsigned char others[3 * NCARD]
@@ -1565,9 +1568,15 @@ cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* ki
         hands[dealer * NCARD + c] -= kitty[c]
         kitty_points += kitty[c] * t.points[c]
     memset(seen, 0, NCARD)
+    if log != NULL:
+        memcpy(log, hands, 4 * NCARD)
+        log += 4 * NCARD
     left = 25
     while left > 0:
         classic_random_lead(t, hands + leader * NCARD, rng, attempt)
+        if log != NULL:
+            memcpy(log, attempt, NCARD)
+            log += NCARD
         if check and classic_lead_error(t, hands + leader * NCARD, attempt) != OK:
             return -1
         lead_format_c(t, attempt, &f)
@@ -1587,6 +1596,9 @@ cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* ki
             if check and classic_count_follows_c(t, hands + seat * NCARD, &f) < 1:
                 return -2
             classic_random_follow(t, hands + seat * NCARD, &f, rng, plays + i * NCARD)
+            if log != NULL:
+                memcpy(log, plays + i * NCARD, NCARD)
+                log += NCARD
             if check and classic_follow_error(t, hands + seat * NCARD, &f,
                                               plays + i * NCARD) != OK:
                 return -1
@@ -2018,7 +2030,7 @@ def classic_simulate(long long rounds, unsigned long long seed, bint check=False
                 build_classic_table(&t, below(&rng, 13), below(&rng, 5) - 1)
                 dealer = below(&rng, 4)
                 deal_classic_c(hands, kitty, dealer, &rng)
-                score = classic_round_c(&t, hands, kitty, dealer, &rng, check, st)
+                score = classic_round_c(&t, hands, kitty, dealer, &rng, check, st, NULL)
                 scores[r] = score
                 if score < 0:
                     break
@@ -2039,3 +2051,34 @@ def classic_simulate(long long rounds, unsigned long long seed, bint check=False
         return out, {"throws": st[0], "failed_throws": st[1], "kitty_bonus": st[2],
                      "penalty": st[3]}
     return out
+
+
+def classic_recorded_round(unsigned long long seed):
+    """One native random `classic` round with its record, to replay elsewhere: (trump rank, trump
+    suit, dealer, the four hands after the burial as count-vector bytes, the buried kitty, the
+    moves in order as card-id tuples (a lead as attempted), the attackers' score, the penalty)."""
+    cdef unsigned long long rng = seed
+    cdef unsigned char hands[4 * NCARD]
+    cdef unsigned char kitty[NCARD]
+    cdef unsigned char log[104 * NCARD]
+    cdef Table t
+    cdef int st[4]
+    cdef int rank, suit, dealer, score, i, c, moves = 0
+    memset(st, 0, sizeof(st))
+    memset(log, 0, sizeof(log))
+    rank = below(&rng, 13)
+    suit = below(&rng, 5) - 1
+    build_classic_table(&t, rank, suit)
+    dealer = below(&rng, 4)
+    deal_classic_c(hands, kitty, dealer, &rng)
+    score = classic_round_c(&t, hands, kitty, dealer, &rng, 1, st, log)
+    if score < 0:
+        raise AssertionError(f"recorded classic round: invariant code {score}")
+    start = [bytes(log[s * NCARD:(s + 1) * NCARD]) for s in range(4)]
+    out = []
+    for i in range(4, 104):
+        play = tuple(c for c in range(NCARD) for _ in range(log[i * NCARD + c]))
+        if not play:
+            break
+        out.append(play)
+    return rank, suit, dealer, start, bytes(kitty[:NCARD]), out, score, st[3]
