@@ -1279,6 +1279,7 @@ cdef int walk_c(Walk* w, int i, int left, int pairs) noexcept nogil:
     # the follow needs (branches that cannot reach the size, the floor or the pairs are cut;
     # the tractor condition is checked on the parts that remain). Returns 1 to stop.
     cdef int c, k, kmax, half, room
+    cdef unsigned char ub[NCARD]
     if left == 0:
         if w.floor_after[i] or pairs < w.need_pairs:
             return 0
@@ -1292,6 +1293,14 @@ cdef int walk_c(Walk* w, int i, int left, int pairs) noexcept nogil:
     room = w.pairs_after[i] if w.pairs_after[i] < half else half
     if pairs + room < w.need_pairs:
         return 0
+    if w.need_tractors and i > 0 and w.part[w.types[i - 1]] < 2:
+        # Cut when even every card still choosable cannot answer the tractors required (a
+        # completion is a subset of it, and answering tractors is monotone in the cards).
+        memcpy(ub, w.part, NCARD)
+        for k in range(i, w.ntypes):
+            ub[w.types[k]] = w.held[w.types[k]]
+        if tractors_matched_c(w.t, ub, w.f.cat, w.f.tractors, w.f.ntractors) < w.need_tractors:
+            return 0
     c = w.types[i]
     kmax = w.held[c] if w.held[c] < left else left
     for k in range(kmax, w.floor[c] - 1, -1):
