@@ -132,7 +132,8 @@ def test_follows_errors_counts_and_listings_match_the_reference():
                 for c in rng.choice(54, int(rng.integers(1, n + 2))):
                     play[c] = min(2, play[c] + 1)
             code = _referee.classic_play_error(rank, suit, vec(hand), vec(lead), vec(play))
-            assert code == ref.follow_error(t, hand, fmt, play), (rank, suit, ids(hand), ids(lead), ids(play))
+            assert code == ref.follow_error(t, hand, fmt, play), \
+                (rank, suit, ids(hand), ids(lead), ids(play))
             if code == 0:
                 assert tuple(sorted(ids(play))) in legal or count > 3000
     assert listed > 2000 and tractors > 500
@@ -156,10 +157,12 @@ def test_follow_options_match_the_reference_on_prefixes():
                     prefix[c] += 1
             else:
                 pool = np.repeat(np.arange(54), hand)
-                for c in rng.choice(pool, int(rng.integers(0, min(n, len(pool)) + 1)), replace=False):
+                size = int(rng.integers(0, min(n, len(pool)) + 1))
+                for c in rng.choice(pool, size, replace=False):
                     prefix[c] += 1
             got = _referee.classic_follow_options(rank, suit, vec(hand), vec(lead), vec(prefix))
-            assert got == ref.follow_options(t, hand, fmt, prefix), (rank, suit, ids(hand), ids(lead), ids(prefix))
+            assert got == ref.follow_options(t, hand, fmt, prefix), \
+                (rank, suit, ids(hand), ids(lead), ids(prefix))
 
 
 def test_leads_and_lead_options_match_the_reference():

@@ -959,7 +959,9 @@ cdef int lead_format_c(const Table* t, const unsigned char* lead, Format* f) noe
 
 
 cdef inline int unit_end(const Format* f, int u) noexcept nogil:
-    return f.ustart[u + 1] if u + 1 < f.nunits else f.ustart[u] + (f.upairs[u] if f.upairs[u] > 1 else 1)
+    if u + 1 < f.nunits:
+        return f.ustart[u + 1]
+    return f.ustart[u] + (f.upairs[u] if f.upairs[u] > 1 else 1)
 
 
 cdef int match_rec(const int* wanted, int nw, int i, int* room, int nroom, int cur, int best,
@@ -1071,7 +1073,8 @@ cdef int classic_follow_error(const Table* t, const unsigned char* hand, const F
     return OK
 
 
-cdef int classic_play_key(const Table* t, const Format* f, const unsigned char* play) noexcept nogil:
+cdef int classic_play_key(const Table* t, const Format* f,
+                          const unsigned char* play) noexcept nogil:
     # How strongly a play answers the lead: -1 cannot win, higher wins, ties to the earlier. A
     # plain-suit play wins only against a single-unit lead of its shape; an all-trump play of a
     # void seat matching the lead's format beats every plain play, compared by its highest unit
@@ -1122,7 +1125,8 @@ cdef int kitty_multiplier_c(const Format* f) noexcept nogil:
     return 1 << (f.upairs[0] + 1)
 
 
-cdef int unit_beaten(const Table* t, const Format* f, int u, const unsigned char* other) noexcept nogil:
+cdef int unit_beaten(const Table* t, const Format* f, int u,
+                     const unsigned char* other) noexcept nogil:
     # Whether `other` holds, in the lead's suit, a higher unit of the same shape as unit u.
     cdef int reps[16]
     cdef int rstart[16]
@@ -1131,7 +1135,8 @@ cdef int unit_beaten(const Table* t, const Format* f, int u, const unsigned char
     cdef int c, k, nr, pairs = f.upairs[u], top = f.utop[u]
     if pairs < 2:
         for c in range(NCARD):
-            if t.cat[c] == f.cat and t.level[c] > top and (other[c] == 2 if pairs == 1 else other[c] > 0):
+            if t.cat[c] == f.cat and t.level[c] > top and (
+                    other[c] == 2 if pairs == 1 else other[c] > 0):
                 return 1
         return 0
     for c in range(NCARD):

@@ -110,7 +110,8 @@ def measure(seconds: float = 2.0) -> dict:
             legal_plays(rules, hand, lead)
         return len(cases)
     legal_calls_per_s = _timed(calls, seconds)
-    return {"rounds_per_s": rounds_per_s, "classic_native_rounds_per_s": classic_native_rounds_per_s,
+    return {"rounds_per_s": rounds_per_s,
+            "classic_native_rounds_per_s": classic_native_rounds_per_s,
             "worlds_per_s": worlds_per_s,
             "worlds_per_s_min_position": min(rates),
             "python_rounds_per_s": py_rounds_per_s, "classic_python_rounds_per_s": classic_rounds_per_s,
