@@ -169,7 +169,8 @@ def test_shengji_worlds_respect_voids_and_sizes():
 
 @pytest.mark.parametrize("spec,problem", [
     ("pimc:worlds=0", "worlds"), ("pimc:worlds=abc", "worlds"), ("pimc:rollout=greedy", "rollout"),
-    ("pimc:depth=3", "depth"), ("pimc:32", "key=value"), ("pimc:cap=0", "cap")])
+    ("pimc:depth=3", "depth"), ("pimc:32", "key=value"), ("pimc:cap=0", "cap"),
+    ("pimc:objective=money", "objective")])
 def test_bad_options_are_user_errors(spec, problem):
     with pytest.raises(UserError, match=problem):
         make(spec, 0)
@@ -243,3 +244,30 @@ def test_moves_that_are_not_legal_plays_are_user_errors():
     legal = r.legal_moves()
     with pytest.raises(UserError, match="not a complete legal play"):
         make("pimc", 0).scores(obs, legal + [legal[0] + legal[0]])
+
+
+def test_shengji_objectives_score_levels_or_the_point_margin():
+    # Objective `levels`: signed levels (integers) plus the margin / 1000 (at most 0.2);
+    # objective `points`: the team's card-point margin / 80, so a world's score times 80 is a
+    # multiple of 10 (attacker points come in fives; margin = 2 * points - 200).
+    r = sj_position(4, 0)
+    seat = r.current_seat
+    d = _ShengjiDecision(r.observation(seat), r.legal_moves(limit=None), "points")
+    worlds = 8
+    points = np.asarray(d.search(np.arange(len(d.plays)), 0, worlds, "rule", 3))
+    total = points * 80 * worlds
+    assert np.allclose(total, np.round(total / 10) * 10, atol=1e-6)
+    assert (np.abs(points) <= 2.5).all()
+    d.objective = "levels"
+    levels = np.asarray(d.search(np.arange(len(d.plays)), 0, 1, "rule", 3))
+    assert (np.abs(levels - np.round(levels)) <= 0.2 + 1e-9).all()
+    assert not np.allclose(levels, points[:len(levels)])
+
+
+def test_points_objective_is_for_shengji_only():
+    agent = make("pimc:objective=points", 0)
+    assert agent.objective == "points"
+    g = ddz_position(0, 0)
+    obs = g.observation(g.current_seat)
+    with pytest.raises(UserError, match="Shengji"):
+        agent.scores(obs, g.legal_moves())

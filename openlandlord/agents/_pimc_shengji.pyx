@@ -6,8 +6,10 @@ API (`_referee.pxd`; worlds come from its `sample_world_c`).
 `search` samples worlds (the cards the seat cannot see dealt to the three others with their
 hand sizes and known voids), forces each candidate play in every world (the same worlds for
 every play), finishes the trick and the round with the rollout policy and returns each
-play's mean score for the seat's team: the signed levels it goes up (zero when the attackers
-take the deal with 80-115 points), plus the signed card-point margin / 1000 as a tie-break.
+play's mean score for the seat's team: with objective `levels` (the default) the signed levels
+it goes up (zero when the attackers take the deal with 80-115 points), plus the signed
+card-point margin / 1000 as a tie-break; with objective `points` the signed card-point margin
+/ 80 alone (the team's points minus the other team's; 40 attacker points = one level).
 
 The rule rollout policy is a native port of the main heuristics of
 `shengji_rule.ShengjiRuleBot` at level expert. It never lists legal plays: it builds a few
@@ -34,6 +36,8 @@ cdef enum:
     ROLLOUT_RULE = 1
 
 ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
+# (weight of the levels, weight of the card-point margin) of each search objective
+OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
 
 
 cdef struct Trick:
@@ -433,8 +437,9 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
         tr.n = 0
 
 
-cdef double team_score(int attacker_points, int team, int declarers) noexcept nogil:
-    # Levels the team goes up (negative: the other team's), plus the point margin / 1000.
+cdef double team_score(int attacker_points, int team, int declarers, double level_weight,
+                       double margin_weight) noexcept nogil:
+    # Levels the team goes up (negative: the other team's) and its point margin, weighted.
     cdef int up, winning_team
     cdef double margin
     if attacker_points == 0:
@@ -448,7 +453,7 @@ cdef double team_score(int attacker_points, int team, int declarers) noexcept no
     margin = 2.0 * attacker_points - 200.0
     if team == declarers:
         margin = -margin
-    return (up if team == winning_team else -up) + margin / 1000.0
+    return level_weight * (up if team == winning_team else -up) + margin_weight * margin
 
 
 cdef void take_subset(int* pool, int npool, int keep, unsigned long long* rng,
@@ -473,15 +478,16 @@ cdef void load54(object src, unsigned char* dst):
 
 def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
            int attacker_points, unseen, sizes, void_masks, plays, int skip, int worlds,
-           str rollout_policy, unsigned long long seed):
+           str rollout_policy, unsigned long long seed, str objective="levels"):
     """Mean score (see the module docstring) for the seat's team of each candidate play over
     worlds skip .. skip + worlds - 1 of the sequence `seed` draws; a world and the random
     rollout of a play in it depend only on (seed, world index, play).
 
     `hand`, `unseen` and each play are count vectors (54 bytes); `trick` the count vectors
     played so far in the current trick from `leader` on; `sizes` and `void_masks` (bit cat
-    set = void) are those of the three other seats in seat order after `seat`. Raises
-    ValueError when no world fits the sizes and voids."""
+    set = void) are those of the three other seats in seat order after `seat`; `objective`
+    is "levels" or "points" (module docstring). Raises ValueError when no world fits the
+    sizes and voids."""
     cdef Table t
     cdef unsigned char h[54]
     cdef unsigned char u[54]
@@ -498,9 +504,13 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned long long rng = seed, rollout_rng, play_hash
     cdef unsigned char* cand
     cdef double* total
+    cdef double level_weight, margin_weight
     if rollout_policy not in ROLLOUTS:
         raise ValueError(f"unknown rollout policy {rollout_policy!r}")
     kind = ROLLOUTS[rollout_policy]
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    level_weight, margin_weight = OBJECTIVES[objective]
     if len(trick) > 3:
         raise ValueError("a trick in progress has at most three plays")
     build_table(&t, trump_rank, trump_suit)
@@ -570,7 +580,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                     rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
                         ^ (play_hash * 0x9FB21C651E98DF25ULL)
                     got = finish_round(&t, hands, &tr, declarers, kind, &rollout_rng)
-                    total[k] += team_score(attacker_points + got, team, declarers)
+                    total[k] += team_score(attacker_points + got, team, declarers, level_weight,
+                                           margin_weight)
         if bad:
             raise ValueError("no deal of the unseen cards fits the hand sizes and known voids")
         return [total[k] / worlds for k in range(n)]

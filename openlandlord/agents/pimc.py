@@ -28,6 +28,7 @@ from . import Spec, check_options, option
 from ..errors import UserError
 
 ROLLOUTS = ("rule", "random")
+OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_WORLDS = {"doudizhu": 96, "shengji": 16}
 DEFAULT_CAP = 24
 
@@ -36,7 +37,8 @@ class PimcAgent:
     """The PIMC teacher for whichever game the observation comes from."""
 
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
-                 cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc"):
+                 cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
+                 objective: str = "levels"):
         if worlds is not None and worlds < 1:
             raise UserError(f"pimc needs worlds >= 1, got {worlds}")
         if rollout not in ROLLOUTS:
@@ -44,6 +46,10 @@ class PimcAgent:
                             f"choose one of {', '.join(ROLLOUTS)}")
         if cap < 1:
             raise UserError(f"pimc needs cap >= 1, got {cap}")
+        if objective not in OBJECTIVES:
+            raise UserError(f"unknown pimc objective {objective!r}; "
+                            f"choose one of {', '.join(OBJECTIVES)}")
+        self.objective = objective
         self.name = name
         self.worlds = worlds
         self.rollout = rollout
@@ -57,11 +63,14 @@ class PimcAgent:
         if len(legal) == 1:
             return np.zeros(1)          # a forced move: nothing to search
         if obs.game == "doudizhu":
+            if self.objective != "levels":
+                raise UserError(f"pimc objective {self.objective!r} is for Shengji; Dou Dizhu "
+                                "searches the game's score")
             if obs.phase == "bidding":
                 return self._bid_scores(obs, legal)
             return self._search(legal, _DoudizhuDecision(obs, legal), obs.game)
         if obs.game == "shengji":
-            return self._search(legal, _ShengjiDecision(obs, legal), obs.game)
+            return self._search(legal, _ShengjiDecision(obs, legal, self.objective), obs.game)
         raise UserError(f"the pimc agent has no search for game {obs.game!r}")
 
     def choose_play(self, obs) -> tuple:
@@ -186,13 +195,14 @@ class _DoudizhuDecision:
 class _ShengjiDecision:
     """One Shengji play decision as the native search needs it."""
 
-    def __init__(self, obs, legal):
+    def __init__(self, obs, legal, objective: str = "levels"):
         from ..games.shengji import Rules, _referee
         from ..games.shengji.rules import CATS, counts
         if obs.rules != "tractor":
             raise UserError(f"pimc searches the Shengji tractor ruleset only, not {obs.rules!r}")
         self.obs = obs
         self.legal = legal
+        self.objective = objective
         self.rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
         self.hand = counts(list(obs.hand)).astype(np.uint8)
         seen = self.hand.astype(np.int16)
@@ -228,7 +238,7 @@ class _ShengjiDecision:
                                  self.leader, self.trick, o.declarers, o.attacker_points,
                                  self.unseen, self.sizes, self.masks,
                                  [self.plays[k] for k in which], skip, worlds, rollout,
-                                 seed)
+                                 seed, self.objective)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
 
@@ -243,13 +253,14 @@ def _packed(cards: str) -> int:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap"})
+    check_options(spec, {"worlds", "rollout", "cap", "objective"})
     if spec.arg is not None:
         raise UserError(f"agent spec {spec.text!r}: pimc takes key=value options, e.g. "
                         "'pimc:worlds=32,rollout=rule'")
     return PimcAgent(worlds=option(spec, "worlds", None, int),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
-                     cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text)
+                     cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text,
+                     objective=option(spec, "objective", "levels", str).strip().lower())
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:
