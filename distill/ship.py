@@ -54,18 +54,28 @@ class Recipe:
 
 RECIPES = {
     # The reference study's sizes are one mix round: --mix-deals 500 --epochs 6,12 (~25k
-    # decisions here). The shipped student adds a second round of 1000 deals in which the
-    # round-1 student chooses half of the moves (docs/models.md: why, and the timings).
+    # decisions here). The shipped student adds more rounds in which the previous student
+    # chooses half of the moves (docs/models.md: why, and the timings).
     "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=(500, 1000), mix_fraction=0.5,
                        epochs=(6, 12, 6), dev=["--deal-set", "doudizhu-dev-300"],
                        opponents=OPPONENTS, train_set=()),
+    # Shengji: the points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal
+    # against rule:expert, where the default levels teacher makes +3) and no mix round.
+    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(),
+                      mix_fraction=0.5, epochs=(6,), dev=["--deal-set", "shengji-dev-200"],
+                      opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=()),
 }
 # --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
-# searches 4 worlds instead of 96 and the student is a small one; its figures mean nothing.
-QUICK = Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
-               epochs=(1, 1), dev=["--deals", "1"],
-               opponents=("rule", "rlcard", "pimc:worlds=4"),
-               train_set=("model.d_model=16", "model.ff=32", "model.layers=1", "batch_size=32"))
+# searches 4 worlds and the student is a small one; its figures mean nothing.
+_SMALL = ("model.d_model=16", "model.ff=32", "model.layers=1", "batch_size=32")
+QUICK = {
+    "doudizhu": Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
+                       epochs=(1, 1), dev=["--deals", "1"],
+                       opponents=("rule", "rlcard", "pimc:worlds=4"), train_set=_SMALL),
+    "shengji": Recipe(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
+                      mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
+                      opponents=("rule:expert",), train_set=_SMALL),
+}
 
 
 def _cli(*args) -> list[str]:
@@ -149,22 +159,20 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
          mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student."""
-    if quick:
-        recipe = QUICK
-    elif game in RECIPES:
-        recipe = RECIPES[game]
-    else:
-        raise UserError(f"distill.ship: no shipping recipe for {game!r} yet (known: {', '.join(RECIPES)})")
-    mix_deals = tuple(mix_deals or recipe.mix_deals)
+    recipes = QUICK if quick else RECIPES
+    if game not in recipes:
+        raise UserError(f"distill.ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
+    recipe = recipes[game]
+    mix_deals = tuple(recipe.mix_deals if mix_deals is None else mix_deals)
     epochs = tuple(epochs or (recipe.epochs if mix_deals == recipe.mix_deals else ()))
-    if len(epochs) != len(mix_deals) + 1 or min(epochs) < 1 or min(mix_deals) < 1:
+    if len(epochs) != len(mix_deals) + 1 or min(epochs) < 1 or min(mix_deals, default=1) < 1:
         raise UserError(f"--epochs needs {len(mix_deals) + 1} positive counts (the first student, then "
                         f"one per mix round of --mix-deals), got {','.join(map(str, epochs)) or 'none'}")
     out_dir = Path(out).resolve()
     ship_path = Path(ship_dir).resolve() if ship_dir else None
     data, first = out_dir / "data", out_dir / "student-1"
     rounds = _round_dirs(out_dir, len(mix_deals))
-    final = rounds[-1][1]
+    final = rounds[-1][1] if rounds else first
     # The shipped copy must not land where a step writes (nor in the union dataset).
     steps = [data, first, out_dir / "eval"] + [student for _, student in rounds]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
@@ -240,6 +248,8 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
 
 
 def _counts(text: str) -> tuple:
+    if text.strip().lower() == "none":
+        return ()
     try:
         return tuple(int(x) for x in text.split(","))
     except ValueError:
@@ -256,9 +266,11 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--mix-deals", type=_counts, default=None,
-                   help="deals of each mix round, comma-separated (doudizhu default 500,1000)")
+                   help="deals of each mix round, comma-separated, or 'none' (doudizhu default "
+                        "500,1000; shengji none)")
     p.add_argument("--epochs", type=_counts, default=None,
-                   help="epochs of the first student, then of each round (doudizhu default 6,12,6)")
+                   help="epochs of the first student, then of each round (doudizhu default 6,12,6; "
+                        "shengji 6)")
     p.add_argument("--ledger", default=None,
                    help="eval ledger (default data/runs/ledger.jsonl; with --quick, OUT/ledger.jsonl)")
     p.add_argument("--final-deal-set", default=None,

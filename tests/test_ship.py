@@ -39,12 +39,12 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     assert (shipped / "config.json").is_file() and (shipped / "weights.safetensors").is_file()
     results = json.loads((shipped / "results.json").read_text())
     assert results["quick"] is True and results["game"] == "doudizhu"
-    assert set(results["eval"]["dev"]) == set(ship.QUICK.opponents)
+    assert set(results["eval"]["dev"]) == set(ship.QUICK["doudizhu"].opponents)
     for figures in results["eval"]["dev"].values():
         assert figures["games"] == 3                  # 1 deal, played from all 3 seats
         lo, hi = figures["mean_score_ci95"]
         assert lo <= figures["mean_score"] <= hi
-    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK.mix_deals[0]
+    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK["doudizhu"].mix_deals[0]
     assert results["rounds"][0]["student"] == str(out / "student")
     # Every step was printed as the CLI command it ran, and the mix step used the first student.
     commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
@@ -80,7 +80,7 @@ def test_an_interrupted_training_is_resumed(quick, tmp_path):
 
 def test_unknown_game_and_ship_inside_out_are_refused(tmp_path):
     with pytest.raises(UserError, match="no shipping recipe"):
-        ship.ship("shengji", str(tmp_path / "a"), None)
+        ship.ship("chess", str(tmp_path / "a"), None)
     with pytest.raises(UserError, match="step directories"):
         ship.ship("doudizhu", str(tmp_path / "a"), str(tmp_path / "a" / "data" / "models"), quick=True)
     with pytest.raises(UserError, match="--epochs needs 3 positive counts"):
@@ -97,6 +97,19 @@ def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
     assert "--deals 1000" in commands[4] and "--seed 3" in commands[4]
     assert f"--agent student:{tmp_path / 'a' / 'student-round-2'}" in commands[-1]
     assert not (tmp_path / "a").exists()
+
+
+def test_shengji_quick_pipeline_without_mix_rounds_ships_the_first_student(tmp_path):
+    out = tmp_path / "run"
+    proc = _run("--game", "shengji", "--out", str(out), "--quick", "--mix-deals", "none")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    results = json.loads((out / "shipped" / "results.json").read_text())
+    assert results["game"] == "shengji" and results["rounds"] == []
+    commands = [line[2:] for line in proc.stdout.splitlines() if line.startswith("$ ")]
+    assert [c.split()[1] for c in commands] == ["generate", "train", "eval"]
+    assert "objective=points" in commands[0]
+    assert f"--agent student:{out / 'student-1'}" in commands[-1]
+    assert results["eval"]["dev"]["rule:expert"]["games"] == 2     # 1 deal, teams swapped
 
 
 @pytest.mark.skipif(not (SHIPPED / "weights.safetensors").exists(), reason="no shipped student yet")
