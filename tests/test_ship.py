@@ -1,6 +1,6 @@
 """`python -m distill.ship`: the shipping pipeline end to end at tiny sizes (into a tmp dir,
-never data/models), a rerun that skips every finished step, and the shipped Dou Dizhu
-student under data/models/doudizhu loading and scoring a real position."""
+never data/models), a rerun that skips every finished step, and the shipped students under
+data/models/<game> loading and scoring a real position."""
 import json
 import subprocess
 import sys
@@ -17,7 +17,6 @@ from openlandlord.games import new_deal
 pytest.importorskip("openlandlord.games.doudizhu._referee")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "data" / "models" / "doudizhu"
 
 
 def _run(*args):
@@ -112,13 +111,16 @@ def test_shengji_quick_pipeline_without_mix_rounds_ships_the_first_student(tmp_p
     assert results["eval"]["dev"]["rule:expert"]["games"] == 2     # 1 deal, teams swapped
 
 
-@pytest.mark.skipif(not (SHIPPED / "weights.safetensors").exists(), reason="no shipped student yet")
-def test_shipped_student_scores_a_real_position():
-    results = json.loads((SHIPPED / "results.json").read_text())
-    assert results["game"] == "doudizhu" and not results["quick"]
-    assert (SHIPPED / "weights.safetensors").stat().st_size + (SHIPPED / "config.json").stat().st_size < 2_000_000
-    agent = make(f"student:{SHIPPED}")
-    state = new_deal("doudizhu", 7, bidding="none")
+@pytest.mark.parametrize("game", ["doudizhu", "shengji"])
+def test_shipped_student_scores_a_real_position(game):
+    shipped = ROOT / "data" / "models" / game
+    if not (shipped / "weights.safetensors").exists():
+        pytest.skip(f"no shipped {game} student")
+    results = json.loads((shipped / "results.json").read_text())
+    assert results["game"] == game and not results["quick"]
+    assert (shipped / "weights.safetensors").stat().st_size + (shipped / "config.json").stat().st_size < 2_000_000
+    agent = make(f"student:{shipped}")
+    state = new_deal(game, 7, **({"bidding": "none"} if game == "doudizhu" else {}))
     legal = listed_legal(state)
     obs = state.observation(state.current_seat)
     scores = agent.scores(obs, legal)
