@@ -134,10 +134,12 @@ def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) 
 def _figures(path: Path) -> dict:
     """The headline figures of one `eval --json` file."""
     r = json.loads(path.read_text())
+    # Shengji results also carry the card points (the issue's Shengji target is in points).
+    keys = ("mean_score", "mean_score_ci95", "mean_points", "mean_points_ci95")
     return {"opponent": r["opponent"], "deal_set": r["deal_set"]["name"], "deals": r["deals"],
             "games": r["games"], "win_rate": r["win_rate"], "win_rate_ci95": r["win_rate_ci95"],
-            "mean_score": r["mean_score"], "mean_score_ci95": r["mean_score_ci95"],
-            "per_role": {role: {k: v[k] for k in ("games", "win_rate", "mean_score", "mean_score_ci95")}
+            **{k: r[k] for k in keys if k in r},
+            "per_role": {role: {k: v[k] for k in ("games", "win_rate") + keys if k in v}
                          for role, v in r["per_role"].items()},
             "git_sha": r["git_sha"]}
 
