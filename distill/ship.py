@@ -56,13 +56,13 @@ RECIPES = {
     # The reference study's sizes are one mix round: --mix-deals 500 --epochs 6,12 (~25k
     # decisions here). The shipped student adds more rounds in which the previous student
     # chooses half of the moves (docs/models.md: why, and the timings).
-    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=(500, 1000), mix_fraction=0.5,
-                       epochs=(6, 12, 6), dev=["--deal-set", "doudizhu-dev-300"],
+    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=(500, 1000, 6000), mix_fraction=0.5,
+                       epochs=(6, 12, 6, 8), dev=["--deal-set", "doudizhu-dev-300"],
                        opponents=OPPONENTS, train_set=()),
     # Shengji: the points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal
-    # against rule:expert, where the default levels teacher makes +3) and no mix round.
-    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(),
-                      mix_fraction=0.5, epochs=(6,), dev=["--deal-set", "shengji-dev-200"],
+    # against rule:expert, where the default levels teacher makes +3), one mix round.
+    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500,),
+                      mix_fraction=0.5, epochs=(6, 4), dev=["--deal-set", "shengji-dev-200"],
                       opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=()),
 }
 # --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
@@ -269,10 +269,10 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--mix-deals", type=_counts, default=None,
                    help="deals of each mix round, comma-separated, or 'none' (doudizhu default "
-                        "500,1000; shengji none)")
+                        "500,1000,6000; shengji 1500)")
     p.add_argument("--epochs", type=_counts, default=None,
-                   help="epochs of the first student, then of each round (doudizhu default 6,12,6; "
-                        "shengji 6)")
+                   help="epochs of the first student, then of each round (doudizhu default "
+                        "6,12,6,8; shengji 6,4)")
     p.add_argument("--ledger", default=None,
                    help="eval ledger (default data/runs/ledger.jsonl; with --quick, OUT/ledger.jsonl)")
     p.add_argument("--final-deal-set", default=None,
