@@ -477,33 +477,6 @@ cdef void enumerate_multisets(list out, list prefix, int* types, int ntypes, int
             prefix.pop()
 
 
-cdef long long count_multisets(int* types, int ntypes, const unsigned char* hand, int size,
-                               int need):
-    # Multisets of `size` cards from `types` with at least `need` pairs: a DP over types with
-    # the pair count capped at `need`.
-    cdef long long ways[28][28]
-    cdef long long nxt[28][28]
-    cdef int i, r, p, k, c, p2
-    memset(ways, 0, sizeof(ways))
-    ways[0][0] = 1
-    for i in range(ntypes):
-        c = types[i]
-        memset(nxt, 0, sizeof(nxt))
-        for r in range(size + 1):
-            for p in range(need + 1):
-                if not ways[r][p]:
-                    continue
-                for k in range(hand[c] + 1):
-                    if r + k > size:
-                        break
-                    p2 = p + (1 if k == 2 else 0)
-                    if p2 > need:
-                        p2 = need
-                    nxt[r + k][p2] += ways[r][p]
-        memcpy(ways, nxt, sizeof(ways))
-    return ways[size][need]
-
-
 cdef object follows(const Table* t, const unsigned char* hand, const Lead* lead, bint count_only,
                     long long limit):
     cdef int led[54]
@@ -528,13 +501,13 @@ cdef object follows(const Table* t, const unsigned char* hand, const Lead* lead,
     if held >= lead.n:
         need = lead.pairs if lead.pairs < pairs_held else pairs_held
         if count_only:
-            return count_multisets(led, nled, hand, lead.n, need)
+            return multisets_count_c(led, nled, hand, lead.n, need)
         follow_suffix(led, nled, hand, cards_after, pairs_after)
         enumerate_multisets(out, [], led, nled, 0, hand, lead.n, 0, need, cards_after,
                             pairs_after, limit)
         return out
     if count_only:
-        return count_multisets(other, nother, hand, lead.n - held, 0)
+        return multisets_count_c(other, nother, hand, lead.n - held, 0)
     for c in range(nled):
         for _ in range(hand[led[c]]):
             fixed.append(led[c])
@@ -1833,27 +1806,21 @@ def classic_legal_play_ids(int trump_rank, int trump_suit, const unsigned char[:
     # Short of the led suit: all of it, plus any multiset of the other cards.
     base = [c for c in range(NCARD) for _ in range(fixed[c])]
     out = []
-    multisets_into(out, base, other, nother, 0, h, f.n - held, limit)
+    multisets_into(out, base, other, nother, h, f.n - held, limit)
     return out
 
 
-cdef int multisets_into(list out, list prefix, int* types, int ntypes, int i,
+cdef int multisets_into(list out, list prefix, int* types, int ntypes,
                         const unsigned char* hand, int left, long long limit) except -1:
-    cdef int k, c
-    if limit >= 0 and len(out) > limit:
-        return 0
-    if left == 0:
-        out.append(tuple(sorted(prefix)))
-        return 0
-    if i == ntypes:
-        return 0
-    c = types[i]
-    for k in range(min(hand[c], left), -1, -1):
-        for _ in range(k):
-            prefix.append(c)
-        multisets_into(out, prefix, types, ntypes, i + 1, hand, left - k, limit)
-        for _ in range(k):
-            prefix.pop()
+    # `prefix` plus every multiset of `left` cards from `types`, each as a sorted id tuple
+    # (the tractor ruleset's enumeration without a pair requirement).
+    cdef int cards_after[NCARD + 1]
+    cdef int pairs_after[NCARD + 1]
+    cdef Py_ssize_t start = len(out)
+    follow_suffix(types, ntypes, hand, cards_after, pairs_after)
+    enumerate_multisets(out, prefix, types, ntypes, 0, hand, left, 0, 0, cards_after,
+                        pairs_after, limit)
+    out[start:] = [tuple(sorted(p)) for p in out[start:]]
     return 0
 
 
@@ -1882,7 +1849,7 @@ def multiset_ids(const unsigned char[::1] hand, int size, long long limit=-1):
             types[n] = c
             n += 1
     out = []
-    multisets_into(out, [], types, n, 0, h, size, limit)
+    multisets_into(out, [], types, n, h, size, limit)
     return out
 
 
