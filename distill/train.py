@@ -77,6 +77,10 @@ class TrainConfig:
     policy_weight: float = 1.0
     value_weight: float = 0.5
     belief_weight: float = 0.5
+    # The policy target: None takes the dataset's (softmax of the teacher's scores at the
+    # generation temperature); a number re-derives it from the stored teacher scores at this
+    # temperature (0: one-hot on the teacher's choice), without regenerating the data.
+    target_temperature: float | None = None
     # Ablation switches, passed to the model config.
     belief_mode: str = "expect"
     belief_stop_grad: bool = True
@@ -91,6 +95,8 @@ class TrainConfig:
         for name in ("epochs", "batch_size", "eval_batch_size", "log_every", "action_bucket"):
             if getattr(self, name) < 1:
                 raise UserError(f"training config: {name} must be at least 1, got {getattr(self, name)}")
+        if self.target_temperature is not None and not self.target_temperature >= 0.0:
+            raise UserError(f"training config: target_temperature must be >= 0, got {self.target_temperature}")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length"):
             if getattr(self, name) < 0:
                 raise UserError(f"training config: {name} must not be negative, got {getattr(self, name)}")
@@ -198,10 +204,12 @@ def model_config(cfg: TrainConfig, game: str):
 # Data
 
 
-def load_split(ds, split: str, rank: int = 0, size: int = 1) -> list[dict]:
+def load_split(ds, split: str, rank: int = 0, size: int = 1,
+               temperature: float | None = None) -> list[dict]:
     """Featurize this rank's decisions of a split (index % size == rank), once: each
-    sample holds the featurizer's arrays and the targets."""
-    from openlandlord import features
+    sample holds the featurizer's arrays and the targets. `temperature` (None: the
+    dataset's own targets) re-derives the policy target from the teacher's scores."""
+    from openlandlord import agents, features
 
     samples = []
     index = 0
@@ -210,7 +218,9 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1) -> list[dict]:
             continue          # a forced move teaches nothing
         if index % size == rank:
             sample = dict(features.featurize(rec.obs, rec.legal))
-            sample["target_policy"] = np.asarray(rec.teacher_policy, np.float32)
+            policy = rec.teacher_policy if temperature is None else agents.softmax(rec.teacher_scores, temperature)
+            sample["target_policy"] = np.asarray(policy, np.float32)
+            sample["teacher_scores"] = np.asarray(rec.teacher_scores, np.float32)
             sample["teacher_choice"] = rec.teacher_choice
             sample["score"] = features.value_score(rec.obs, rec.score, rec.result)
             sample["belief_target"] = features.belief_target(rec.obs, rec.hands).astype(np.int32)
@@ -393,18 +403,21 @@ def _tree_map(fn, tree):
 
 
 def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
-    """Val metrics over every rank's samples: top-1 agreement with the teacher,
+    """Val metrics over every rank's samples: top-1 agreement with the teacher, regret (the
+    teacher's score of its best move minus its score of the student's argmax, in the
+    teacher's units: what the student's choices cost by the teacher's own measure),
     KL(teacher || student) over the legal moves, value MSE, belief NLL per slot, and the
     belief head's calibration (expected calibration error of its most likely composition,
     over slots whose composition is uncertain)."""
     import mlx.core as mx
     from openlandlord.model.losses import composition_index, log_softmax, value_target
 
-    sums = np.zeros(6, np.float64)       # n, agree, kl, value se, belief nll, belief slots
+    sums = np.zeros(7, np.float64)       # n, agree, kl, value se, belief nll, belief slots, regret
     bins = np.zeros((3, CALIBRATION_BINS), np.float64)   # count, confidence, correct
     model.eval()
     for start in range(0, len(samples), cfg.eval_batch_size):
-        batch = collate(samples[start:start + cfg.eval_batch_size])
+        chunk = samples[start:start + cfg.eval_batch_size]
+        batch = collate(chunk)
         inputs = _to_mx(batch)
         out = model(inputs)
         logp = log_softmax(out["logits"])
@@ -415,6 +428,8 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
         choice = np.argmax(np.array(out["logits"]), axis=1)
         sums[0] += len(choice)
         sums[1] += np.sum(choice == batch["teacher_choice"])
+        sums[6] += sum(float(s["teacher_scores"].max() - s["teacher_scores"][c])
+                       for s, c in zip(chunk, choice) if "teacher_scores" in s)
         sums[2] += float(kl.sum())
         sums[3] += float(mx.square(out["value"] - vt).sum())
         if "belief_logits" in out:
@@ -437,7 +452,8 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
     if sums[0] == 0:
         return {"val_decisions": 0}
     n = sums[0]
-    metrics = {"val_decisions": int(n), "val_top1": sums[1] / n, "val_kl": sums[2] / n,
+    metrics = {"val_decisions": int(n), "val_top1": sums[1] / n, "val_regret": sums[6] / n,
+               "val_kl": sums[2] / n,
                "val_value_mse": sums[3] / n}
     if sums[5] > 0:
         count = bins[0]
@@ -595,7 +611,8 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     start_epoch, resume_state = 0, None
     if resume:
         resume_dir, resume_state = load_resume(out_dir)
-        saved = dict(resume_state["training"], epochs=cfg.epochs)
+        # A field added since the run began takes its default.
+        saved = {**TrainConfig().to_dict(), **resume_state["training"], "epochs": cfg.epochs}
         if saved != cfg.to_dict():
             diff = sorted(k for k in saved if saved[k] != cfg.to_dict().get(k))
             raise UserError(f"--resume: the config differs from the run's in {', '.join(diff)} "
@@ -608,8 +625,8 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     train_total = len(counts)
     if train_total == 0:
         raise UserError(f"dataset {data} has no training decisions")
-    train_samples = load_split(ds, "train", rank, size)
-    val_samples = load_split(ds, "val", rank, size)
+    train_samples = load_split(ds, "train", rank, size, cfg.target_temperature)
+    val_samples = load_split(ds, "val", rank, size, cfg.target_temperature)
     steps_per_epoch = len(epoch_batches(counts, cfg, 1))
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group)
     if resume_state is not None:
@@ -710,7 +727,7 @@ def _append(path: Path, row: dict) -> None:
 def _epoch_line(row: dict) -> str:
     parts = [f"epoch {row['epoch']}", f"loss {row['train_loss']:.4f}"]
     if row["val_decisions"]:
-        parts += [f"val top1 {row['val_top1']:.3f}", f"KL {row['val_kl']:.4f}",
+        parts += [f"val top1 {row['val_top1']:.3f}", f"regret {row['val_regret']:.4f}", f"KL {row['val_kl']:.4f}",
                   f"value MSE {row['val_value_mse']:.4f}"]
     else:
         parts.append("no val decisions")

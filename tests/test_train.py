@@ -58,9 +58,10 @@ def test_two_epochs_learn_and_log(run):
     assert [r["epoch"] for r in epochs] == [1, 2]
     assert epochs[1]["train_loss"] < epochs[0]["train_loss"]
     assert steps[-1]["loss"] < steps[0]["loss"]
-    for key in ("val_top1", "val_kl", "val_value_mse", "val_belief_nll", "val_belief_ece"):
+    for key in ("val_top1", "val_regret", "val_kl", "val_value_mse", "val_belief_nll", "val_belief_ece"):
         assert np.isfinite(epochs[-1][key]), key
     assert 0.0 <= epochs[-1]["val_top1"] <= 1.0
+    assert epochs[-1]["val_regret"] >= 0.0
     assert epochs[-1]["val_kl"] >= 0.0
     assert [r["step"] for r in steps] == sorted(r["step"] for r in steps)
 
@@ -293,6 +294,55 @@ def test_bench_measures_samples_per_second(data, tmp_path):
 def test_bench_bad_arguments_exit_2(capsys, args, message):
     assert main(["bench", "train"] + args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_target_temperature_rederives_the_policy_from_teacher_scores(data):
+    """target_temperature re-softmaxes the stored teacher scores (0: one-hot on the teacher's
+    choice); None keeps the dataset's own targets; a negative one is a config error."""
+    from openlandlord import agents
+
+    ds = dataset.open(data)
+    recs = [r for r in ds.records("val") if len(r.legal) >= 2]
+    kept = tr.load_split(ds, "val")
+    sharp = tr.load_split(ds, "val", temperature=0.0)
+    soft = tr.load_split(ds, "val", temperature=0.5)
+    assert len(kept) == len(sharp) == len(soft) == len(recs) > 0
+    for r, k, h, s in zip(recs, kept, sharp, soft):
+        np.testing.assert_allclose(k["target_policy"], r.teacher_policy)
+        assert h["target_policy"][r.teacher_choice] == 1.0 and h["target_policy"].sum() == 1.0
+        np.testing.assert_allclose(s["target_policy"], agents.softmax(r.teacher_scores, 0.5), rtol=1e-6)
+    with pytest.raises(tr.UserError, match="target_temperature"):
+        tiny_config(target_temperature=-0.1)
+
+
+def test_val_regret_is_the_teacher_score_given_up():
+    """val_regret: the teacher's best score minus its score of the student's argmax."""
+    class Fixed:
+        """A stand-in model whose logits prefer slot 1 everywhere."""
+        def __call__(self, inputs):
+            b, a = inputs["action_mask"].shape
+            logits = mx.broadcast_to(mx.array([0.0, 1.0] + [-1.0] * (a - 2)), (b, a))
+            return {"logits": logits, "value": mx.zeros((b,))}
+
+        def eval(self):
+            pass
+
+        def train(self):
+            pass
+
+    samples = []
+    for scores in ([0.5, 0.2, 0.1], [0.0, 0.3]):
+        n = len(scores)
+        samples.append({"state_tokens": np.zeros((2, 4), np.float32), "actions": np.zeros((n, 3), np.float32),
+                        "role": 0, "unseen": np.zeros(2, np.int32), "capacity": np.zeros(2, np.int32),
+                        "void": np.zeros((2, 2), np.float32), "target_policy": np.full(n, 1 / n, np.float32),
+                        "teacher_choice": int(np.argmax(scores)), "score": 0.0,
+                        "teacher_scores": np.array(scores, np.float32),
+                        "belief_target": np.zeros((2, 2), np.int32)})
+    cfg = tiny_config()
+    metrics = tr.evaluate(Fixed(), samples, cfg, tr.model_config(cfg, "doudizhu"), mx.distributed.init())
+    assert metrics["val_top1"] == pytest.approx(0.5)
+    assert metrics["val_regret"] == pytest.approx((0.3 + 0.0) / 2)
 
 
 def test_value_target_doudizhu_is_the_signed_score(data):
