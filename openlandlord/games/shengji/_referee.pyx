@@ -248,6 +248,24 @@ cdef void deal_c(unsigned char* hands, unsigned long long* rng) noexcept nogil:
         hands[(i // 27) * NCARD + deck[i]] += 1
 
 
+cdef inline int settle_trick(const Table* t, unsigned char* hands, const unsigned char* plays,
+                             int leader, unsigned char* seen, int* points) noexcept nogil:
+    # Takes a finished trick's four plays (in play order from `leader`) out of the hands, adds
+    # them to `seen` (unless NULL), sets `points` to the card points on the table and returns
+    # the winning seat. Every round loop (rollouts, checked rounds, `classic`) settles this way.
+    cdef int i, c, seat, total = 0
+    for i in range(4):
+        seat = (leader + i) & 3
+        for c in range(NCARD):
+            if plays[i * NCARD + c]:
+                hands[seat * NCARD + c] -= plays[i * NCARD + c]
+                if seen != NULL:
+                    seen[c] += plays[i * NCARD + c]
+                total += plays[i * NCARD + c] * t.points[c]
+    points[0] = total
+    return (leader + trick_winner_c(t, plays, 4)) & 3
+
+
 cdef int play_round_c(const Table* t, unsigned char* hands, int leader, int declarers,
                       Policy policy, void* ctx, unsigned long long* rng) noexcept nogil:
     # Plays one round to the end from `hands` (consumed) and returns the attacker points.
@@ -264,14 +282,7 @@ cdef int play_round_c(const Table* t, unsigned char* hands, int leader, int decl
         for i in range(1, 4):
             seat = (leader + i) & 3
             policy(ctx, t, hands + seat * NCARD, &lead, rng, plays + i * NCARD)
-        points = 0
-        for i in range(4):
-            seat = (leader + i) & 3
-            for c in range(NCARD):
-                if plays[i * NCARD + c]:
-                    hands[seat * NCARD + c] -= plays[i * NCARD + c]
-                    points += plays[i * NCARD + c] * t.points[c]
-        winner = (leader + trick_winner_c(t, plays, 4)) & 3
+        winner = settle_trick(t, hands, plays, leader, NULL, &points)
         if (winner & 1) != declarers:
             attacker_points += points
         leader = winner
@@ -673,14 +684,7 @@ cdef int checked_round(const Table* t, unsigned char* hands, int leader, int dec
             random_policy(NULL, t, hands + seat * NCARD, &lead, rng, plays + i * NCARD)
             if follow_error(t, hands + seat * NCARD, &lead, plays + i * NCARD) != OK:
                 raise AssertionError("random follow is illegal")
-        points = 0
-        for i in range(4):
-            seat = (leader + i) & 3
-            for c in range(NCARD):
-                hands[seat * NCARD + c] -= plays[i * NCARD + c]
-                seen[c] += plays[i * NCARD + c]
-                points += plays[i * NCARD + c] * t.points[c]
-        winner = (leader + trick_winner_c(t, plays, 4)) & 3
+        winner = settle_trick(t, hands, plays, leader, seen, &points)
         if (winner & 1) != declarers:
             attacker_points += points
         else:
@@ -1589,14 +1593,7 @@ cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* ki
             if check and classic_follow_error(t, hands + seat * NCARD, &f,
                                               plays + i * NCARD) != OK:
                 return -1
-        points = 0
-        for i in range(4):
-            seat = (leader + i) & 3
-            for c in range(NCARD):
-                hands[seat * NCARD + c] -= plays[i * NCARD + c]
-                seen[c] += plays[i * NCARD + c]
-                points += plays[i * NCARD + c] * t.points[c]
-        winner = (leader + classic_trick_winner_c(t, plays, 4)) & 3
+        winner = settle_trick(t, hands, plays, leader, seen, &points)
         if (winner & 1) != declarers:
             attackers += points
         else:
