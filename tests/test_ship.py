@@ -127,3 +127,19 @@ def test_shipped_student_scores_a_real_position(game):
     assert scores.shape == (len(legal),) and np.all(np.isfinite(scores))
     assert np.ptp(scores) > 0                            # a trained net tells its moves apart
     assert 0 <= choose(scores) < len(legal)
+
+
+def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypatch, capsys):
+    """A recipe's final_set (the shipped student's own training settings) is passed to the
+    last training only; with no mix round, the first student is the last."""
+    import dataclasses
+    recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
+    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
+    assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True) is None
+    trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
+    assert len(trains) == 2
+    assert "lr=0.002" not in trains[0] and trains[1].endswith("--set lr=0.002")
+    assert ship.ship("doudizhu", str(tmp_path / "b"), None, quick=True, dry_run=True, mix_deals=(),
+                     epochs=(1,)) is None
+    trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
+    assert len(trains) == 1 and trains[0].endswith("--set lr=0.002")
