@@ -210,3 +210,52 @@ def test_dims_match_the_arrays():
     assert f["role"] == (r.current_seat - r.dealer) % 4
     batch = features.collate([f, f])
     assert batch["state_tokens"].shape == (2, dims["max_tokens"], dims["state_feat_dim"])
+
+
+def test_lead_safety_features_match_a_card_count():
+    """Feature version 2: for every lead, the unseen cards (pairs, for a pair or tractor) of
+    its category that could beat it, counted here from the card table in card-id space,
+    and the void flags of its suit read straight from the observation."""
+    from openlandlord.games.shengji.rules import CARD_IDS, card_table
+
+    leads = safe = voided = 0
+    for r in random_states(150, seed=2):
+        obs = r.observation(r.current_seat)
+        if obs.trick:
+            continue
+        legal = r.legal_moves()
+        actions = fs.featurize(obs, legal)["actions"]
+        cat, strength, _ = (np.asarray(a) for a in card_table(r.rules))
+        unseen = np.full(54, 2)
+        for card in obs.hand:
+            unseen[CARD_IDS[card]] -= 1
+        for _, trick, _ in obs.tricks:
+            for _, cards in trick:
+                for card in cards:
+                    unseen[CARD_IDS[card]] -= 1
+        rel = [(obs.seat + k) % 4 for k in range(4)]
+        for play, row in zip(legal, actions):
+            ids = np.array([CARD_IDS[c] for c in play])
+            same = cat == cat[ids[0]]
+            if len(play) == 1:
+                beaters = int(unseen[same & (strength > strength[ids].min())].sum())
+            else:
+                top = strength[ids].max() if len(play) >= 4 else strength[ids].min()
+                beaters = int((same & (strength > top) & (unseen == 2)).sum())
+            assert row[fs._A_BEATERS] == pytest.approx(min(beaters, 8) / 8), play
+            assert row[fs._A_SAFE] == (beaters == 0), play
+            suit = "SHDCT"[int(cat[ids[0]])]
+            plain = suit != "T"
+            assert row[fs._A_OPP_VOID] == (plain and (suit in obs.voids[rel[1]] or suit in obs.voids[rel[3]]))
+            assert row[fs._A_PARTNER_VOID] == (plain and suit in obs.voids[rel[2]])
+            leads += 1
+            safe += beaters == 0
+            voided += bool(row[fs._A_OPP_VOID])
+    assert leads > 300 and 0 < safe < leads and voided > 0
+
+
+def test_follows_carry_no_lead_safety():
+    r = Round.new(5)
+    r.play(r.legal_moves()[0])
+    f = fs.featurize(r.observation(r.current_seat), r.legal_moves())
+    assert not f["actions"][:, fs._A_BEATERS:fs._A_PARTNER_VOID + 1].any()

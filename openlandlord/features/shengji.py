@@ -1,4 +1,4 @@
-"""Shengji observation -> model arrays (FEATURE_VERSION 1).
+"""Shengji observation -> model arrays (FEATURE_VERSION 2).
 
 Cards are featurized by their role under the current trump, not their identity, so what is
 learnt about one suit carries to the others. The 54 card identities map to 54 canonical
@@ -30,13 +30,15 @@ State tokens (T = 59, Fs = 32), every token [type one-hot 3 | 29 type-specific v
     declarer points, tricks done, plays in this trick, points on the table, the lead's size
     and kind, leading or not, ruleset, unseen points.
 
-Actions (Fa = 73): count / 2 per slot (54); cards / 8; single, pair, tractor, other; pairs / 4;
+Actions (Fa = 77): count / 2 per slot (54); cards / 8; single, pair, tractor, other; pairs / 4;
 the share of the play in trumps, then in each plain suit block (columns 1-3 for blocks 1-3;
 columns 1-4 for blocks 0-3 without a trump suit);
 for a factored step (a prefix of a follow, shorter than the lead) the partial flag and the
 cards still needed / the lead's size; for a complete follow whether it wins the trick now;
 its points; the points it would win; its trumps; its mean strength; its share in the led
-category. A partial prefix is recognised from the observation alone (a follow with fewer
+category; for a lead, how many unseen cards (pairs, for a pair or tractor) of its category
+could beat it (min(n, 8) / 8), whether none can, and whether an opponent or the partner has
+shown void in its (plain) suit, so may trump it (version 2 added these four). A partial prefix is recognised from the observation alone (a follow with fewer
 cards than the lead), so the arena's card-by-card candidates featurize the same way as the
 dataset's factored steps.
 
@@ -55,10 +57,10 @@ import functools
 
 import numpy as np
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 NUM_SLOTS = 54
 NUM_SEATS = 4
-FS, FA = 32, 73
+FS, FA = 32, 77
 MAX_TOKENS = NUM_SLOTS + NUM_SEATS + 1
 ROLES = ("declarer", "attacker_next", "declarer_partner", "attacker_prev")
 DIMS = {"state_feat_dim": FS, "action_feat_dim": FA, "num_roles": len(ROLES),
@@ -79,6 +81,7 @@ _S_PLAYED, _S_TRICK, _S_LED, _S_VOID, _S_POS, _S_CHAIN = 12, 16, 20, 21, 24, 25
 # Action columns.
 _A_CNT, _A_N, _A_KIND, _A_PAIRS, _A_CAT = 0, 54, 55, 59, 60
 _A_PARTIAL, _A_NEED, _A_WINS, _A_POINTS, _A_GAIN, _A_TRUMPS, _A_STRENGTH, _A_LED = range(65, 73)
+_A_BEATERS, _A_SAFE, _A_OPP_VOID, _A_PARTNER_VOID = range(73, 77)
 
 
 def _card_id(name: str) -> int:
@@ -352,8 +355,12 @@ def _action_features(obs, legal, v: _View) -> np.ndarray:
         out[:, _A_LED] = (cnt * (v.cat == v.led_cat)).sum(1) / v.lead_size
     table_points = sum(int((t * v.card_points).sum()) for t in v.trick_vectors)
     team = obs.seat % 2
+    unseen = v.unseen[v.order]
     for i in range(len(legal)):
-        out[i, _A_KIND + _kind(cnt[i], v)] = 1.0
+        kind = _kind(cnt[i], v)
+        out[i, _A_KIND + kind] = 1.0
+        if not obs.trick and n[i]:
+            _lead_safety(out[i], cnt[i], kind, unseen, v)
         out[i, _A_PAIRS] = int((cnt[i] == 2).sum()) / 4.0
         if obs.trick and n[i] < v.lead_size:
             out[i, _A_PARTIAL] = 1.0
@@ -367,6 +374,27 @@ def _action_features(obs, legal, v: _View) -> np.ndarray:
             if winner % 2 == team:
                 out[i, _A_GAIN] = (table_points + int((cnt[i] * v.points).sum())) / 50.0
     return out
+
+
+def _lead_safety(row: np.ndarray, counts: np.ndarray, kind: int, unseen: np.ndarray, v: _View) -> None:
+    """A lead's chances of holding the trick, from what is known: the unseen cards of its
+    category that could beat it (for a single: any stronger card; for a pair or tractor: a
+    stronger slot with both copies unseen; otherwise: its weakest card, as a single), and
+    the voids shown in its suit (a void opponent may trump a plain lead, a void partner may
+    take it over)."""
+    held = np.flatnonzero(counts)
+    cat = int(v.cat[held[0]])
+    same = v.cat == cat
+    if kind == 0 or kind == 3:
+        beaters = int(unseen[same & (v.strength > v.strength[held].min())].sum())
+    else:
+        top = v.strength[held].max() if kind == 2 else v.strength[held].min()
+        beaters = int((same & (v.strength > top) & (unseen >= 2)).sum())
+    row[_A_BEATERS] = min(beaters, 8) / 8.0
+    row[_A_SAFE] = beaters == 0
+    if cat != TRUMP:
+        row[_A_OPP_VOID] = v.void[1, cat] or v.void[3, cat]
+        row[_A_PARTNER_VOID] = v.void[2, cat]
 
 
 def belief_target(obs, hands) -> np.ndarray:

@@ -47,7 +47,7 @@ _GAME_PRESETS = {
                      role_names=("landlord", "landlord_down", "landlord_up", "bidding"),
                      belief_slots=15, belief_holders=2, belief_max_count=4, max_state_tokens=34,
                      value_scale=features.value_scale("doudizhu")),
-    "shengji": dict(state_feat_dim=32, action_feat_dim=73, num_roles=4,
+    "shengji": dict(state_feat_dim=32, action_feat_dim=77, num_roles=4,
                     role_names=("declarer", "attacker_next", "declarer_partner", "attacker_prev"),
                     belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59,
                     # The value head regresses the team's points margin (features.value_score),
