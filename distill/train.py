@@ -428,8 +428,7 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
         choice = np.argmax(np.array(out["logits"]), axis=1)
         sums[0] += len(choice)
         sums[1] += np.sum(choice == batch["teacher_choice"])
-        sums[6] += sum(float(s["teacher_scores"].max() - s["teacher_scores"][c])
-                       for s, c in zip(chunk, choice) if "teacher_scores" in s)
+        sums[6] += sum(float(s["teacher_scores"].max() - s["teacher_scores"][c]) for s, c in zip(chunk, choice))
         sums[2] += float(kl.sum())
         sums[3] += float(mx.square(out["value"] - vt).sum())
         if "belief_logits" in out:

@@ -355,12 +355,11 @@ def _action_features(obs, legal, v: _View) -> np.ndarray:
         out[:, _A_LED] = (cnt * (v.cat == v.led_cat)).sum(1) / v.lead_size
     table_points = sum(int((t * v.card_points).sum()) for t in v.trick_vectors)
     team = obs.seat % 2
-    unseen = v.unseen[v.order]
+    kinds = np.array([_kind(row, v) for row in cnt], np.int64)
+    out[np.arange(len(legal)), _A_KIND + kinds] = 1.0
+    if not obs.trick:
+        _lead_safety(out, cnt, n, kinds, v)
     for i in range(len(legal)):
-        kind = _kind(cnt[i], v)
-        out[i, _A_KIND + kind] = 1.0
-        if not obs.trick and n[i]:
-            _lead_safety(out[i], cnt[i], kind, unseen, v)
         out[i, _A_PAIRS] = int((cnt[i] == 2).sum()) / 4.0
         if obs.trick and n[i] < v.lead_size:
             out[i, _A_PARTIAL] = 1.0
@@ -376,25 +375,28 @@ def _action_features(obs, legal, v: _View) -> np.ndarray:
     return out
 
 
-def _lead_safety(row: np.ndarray, counts: np.ndarray, kind: int, unseen: np.ndarray, v: _View) -> None:
-    """A lead's chances of holding the trick, from what is known: the unseen cards of its
+def _lead_safety(out: np.ndarray, cnt: np.ndarray, n: np.ndarray, kinds: np.ndarray, v: _View) -> None:
+    """Each lead's chances of holding the trick, from what is known: the unseen cards of its
     category that could beat it (for a single: any stronger card; for a pair or tractor: a
     stronger slot with both copies unseen; otherwise: its weakest card, as a single), and
     the voids shown in its suit (a void opponent may trump a plain lead, a void partner may
-    take it over)."""
-    held = np.flatnonzero(counts)
-    cat = int(v.cat[held[0]])
-    same = v.cat == cat
-    if kind == 0 or kind == 3:
-        beaters = int(unseen[same & (v.strength > v.strength[held].min())].sum())
-    else:
-        top = v.strength[held].max() if kind == 2 else v.strength[held].min()
-        beaters = int((same & (v.strength > top) & (unseen >= 2)).sum())
-    row[_A_BEATERS] = min(beaters, 8) / 8.0
-    row[_A_SAFE] = beaters == 0
-    if cat != TRUMP:
-        row[_A_OPP_VOID] = v.void[1, cat] or v.void[3, cat]
-        row[_A_PARTNER_VOID] = v.void[2, cat]
+    take it over). All leads at once, [A, 54] masks."""
+    held = cnt > 0
+    cat = v.cat[held.argmax(1)]
+    weakest = np.where(held, v.strength, np.iinfo(np.int16).max).min(1)
+    strongest = np.where(held, v.strength, -1).max(1)
+    top = np.where(kinds == 2, strongest, weakest)
+    unseen = v.unseen[v.order]
+    paired = (kinds == 1) | (kinds == 2)
+    weight = np.where(paired[:, None], unseen >= 2, unseen)
+    beats = (v.cat == cat[:, None]) & (v.strength > top[:, None])
+    beaters = (beats * weight).sum(1)
+    lead = n > 0
+    plain = lead & (cat != TRUMP)
+    out[:, _A_BEATERS] = np.where(lead, np.minimum(beaters, 8) / 8.0, 0.0)
+    out[:, _A_SAFE] = lead & (beaters == 0)
+    out[:, _A_OPP_VOID] = plain & (v.void[1, cat] | v.void[3, cat])
+    out[:, _A_PARTNER_VOID] = plain & v.void[2, cat]
 
 
 def belief_target(obs, hands) -> np.ndarray:
