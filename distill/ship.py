@@ -51,6 +51,7 @@ class Recipe:
     opponents: tuple
     train_set: tuple     # extra `--set KEY=VALUE` for every training
     final_set: tuple = ()  # and for the last (shipped) student's training only
+    round_set: tuple = ()  # and for every mix round's student (not the first student)
 
 
 RECIPES = {
@@ -63,12 +64,13 @@ RECIPES = {
                        epochs=(6, 12, 6, 16), dev=["--deal-set", "doudizhu-dev-300"],
                        opponents=OPPONENTS, train_set=(), final_set=("lr=0.002",)),
     # Shengji: the points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal
-    # against rule:expert, where the default levels teacher makes +3), one mix round; the
-    # last student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3).
-    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500,),
-                      mix_fraction=0.5, epochs=(6, 8), dev=["--deal-set", "shengji-dev-200"],
+    # against rule:expert, where the default levels teacher makes +3), two mix rounds; every
+    # round's student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3,
+    # round 1), and round 2's student chooses the moves of round 2's mix.
+    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500, 1500),
+                      mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-dev-200"],
                       opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
-                      final_set=("lr=0.002",)),
+                      round_set=("lr=0.002",)),
 }
 # --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
 # searches 4 worlds and the student is a small one; its figures mean nothing.
@@ -212,7 +214,8 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
                                            "--workers", workers, "--seed", seed + r),
                  (mix_data / "manifest.json").exists())
         run.step(f"train-round-{r}", *_train_command(data, student, round_epochs, seed,
-                                                     recipe.train_set + (recipe.final_set if r == last else ())))
+                                                     recipe.train_set + recipe.round_set
+                                                     + (recipe.final_set if r == last else ())))
         round_info.append({"mix": mix_spec, "deals": deals, "epochs": round_epochs,
                            "dataset": _arg(mix_data), "student": _arg(student)})
         previous = student
@@ -243,6 +246,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
         "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
         "teacher": recipe.teacher, "deals": recipe.deals, "first_epochs": epochs[0], "rounds": round_info,
         "seeds": seeds, "train_set": list(recipe.train_set), "final_set": list(recipe.final_set),
+        "round_set": list(recipe.round_set),
         "datasets": {p.name: _dataset_counts(p) for p in [teacher_data] + [m for m, _ in rounds]},
         "final_val_metrics": config.get("metrics"),
         "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,

@@ -143,3 +143,18 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
                      epochs=(1,)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 1 and trains[0].endswith("--set lr=0.002")
+
+
+def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monkeypatch, capsys):
+    """A recipe's round_set (Shengji's lr=0.002) is passed to each mix round's training, and
+    final_set only to the last one's."""
+    import dataclasses
+    recipe = dataclasses.replace(ship.QUICK["doudizhu"], round_set=("lr=0.002",), final_set=("wd=0.1",))
+    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
+    assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True,
+                     mix_deals=(2, 2), epochs=(1, 1, 1)) is None
+    trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
+    assert len(trains) == 3
+    assert "lr=0.002" not in trains[0] and "wd=0.1" not in trains[0]
+    assert trains[1].endswith("--set lr=0.002")
+    assert trains[2].endswith("--set lr=0.002 --set wd=0.1")
