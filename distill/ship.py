@@ -66,7 +66,8 @@ RECIPES = {
     # Shengji: the points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal
     # against rule:expert, where the default levels teacher makes +3), two mix rounds; every
     # round's student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3,
-    # round 1), and round 2's student chooses the moves of round 2's mix.
+    # round 1); round 2 (its mix moves chosen by round 1's student) took dev to +9.0 and
+    # test to +10.1 (docs/models.md).
     "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500, 1500),
                       mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-dev-200"],
                       opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
