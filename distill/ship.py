@@ -280,12 +280,13 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="tiny sizes, for tests (figures mean nothing)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
+    def defaults(field: str) -> str:
+        return "; ".join(f"{game} {','.join(map(str, getattr(r, field)))}" for game, r in RECIPES.items())
+
     p.add_argument("--mix-deals", type=_counts, default=None,
-                   help="deals of each mix round, comma-separated, or 'none' (doudizhu default "
-                        "500,1000,6000; shengji 1500)")
+                   help=f"deals of each mix round, comma-separated, or 'none' (default {defaults('mix_deals')})")
     p.add_argument("--epochs", type=_counts, default=None,
-                   help="epochs of the first student, then of each round (doudizhu default "
-                        "6,12,6,16; shengji 6,8)")
+                   help=f"epochs of the first student, then of each round (default {defaults('epochs')})")
     p.add_argument("--ledger", default=None,
                    help="eval ledger (default data/runs/ledger.jsonl; with --quick, OUT/ledger.jsonl)")
     p.add_argument("--final-deal-set", default=None,
