@@ -590,7 +590,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     import mlx.core as mx
     from tqdm import tqdm
 
-    from distill import dataset
+    from openlandlord.distill import dataset
     from openlandlord.model import num_parameters, save_checkpoint
     from openlandlord.model.student import ARCHITECTURE
     from openlandlord.provenance import git_sha
@@ -777,5 +777,5 @@ def run(args) -> int:
 
 def bench(args) -> int:
     """`openlandlord bench train`."""
-    from distill.train_bench import run_bench
+    from openlandlord.distill.train_bench import run_bench
     return run_bench(args)

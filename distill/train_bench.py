@@ -40,7 +40,7 @@ COMPILE_BUCKET = 32
 
 def featurize_once(data: str, path: str) -> None:
     """Featurize the bench dataset's train split once, for every child to load."""
-    from distill import dataset
+    from openlandlord.distill import dataset
     with open(path, "wb") as f:
         pickle.dump(load_split(dataset.open(data), "train"), f, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -93,7 +93,7 @@ def _child(spec: dict, blas: str, timeout: float) -> dict:
         env["LD_PRELOAD"] = _blas.OPENBLAS
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    proc = subprocess.run([sys.executable, "-m", "distill.train_bench", "--worker", json.dumps(spec)],
+    proc = subprocess.run([sys.executable, "-m", "openlandlord.distill.train_bench", "--worker", json.dumps(spec)],
                           capture_output=True, text=True, env=env, timeout=timeout,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if proc.returncode != 0:

@@ -17,15 +17,15 @@ GAMES = ("doudizhu", "shengji")
 # (command[, what]) -> "module:function(args) -> int | None"
 HANDLERS = {
     ("play",): "openlandlord.play:run",
-    ("generate",): "distill.generate:run",
-    ("train",): "distill.train:run",
-    ("export",): "export.coreml:run",
+    ("generate",): "openlandlord.distill.generate:run",
+    ("train",): "openlandlord.distill.train:run",
+    ("export",): "openlandlord.export.coreml:run",
     ("bench", "referee"): "openlandlord.games.{game}.bench:run",
-    ("bench", "latency"): "export.latency:run",
-    ("bench", "generate"): "distill.generate:bench",
-    ("bench", "train"): "distill.train:bench",
-    ("eval",): "eval.arena:run",
-    ("league",): "eval.league:run",
+    ("bench", "latency"): "openlandlord.export.latency:run",
+    ("bench", "generate"): "openlandlord.distill.generate:bench",
+    ("bench", "train"): "openlandlord.distill.train:bench",
+    ("eval",): "openlandlord.eval.arena:run",
+    ("league",): "openlandlord.eval.league:run",
     ("quickstart",): "openlandlord.quickstart:run",
 }
 

@@ -42,9 +42,9 @@ def test_off_macos_it_says_core_ml_needs_macos(tmp_path):
 def test_scores_equal_the_torch_mirror(tmp_path):
     import torch
 
-    from export.coreml import convert
-    from export.latency import decision_states, default_checkpoint
-    from export.torch_mirror import load_torch_student
+    from openlandlord.export.coreml import convert
+    from openlandlord.export.latency import decision_states, default_checkpoint
+    from openlandlord.export.torch_mirror import load_torch_student
     from openlandlord import features
 
     checkpoint = default_checkpoint("doudizhu", str(tmp_path / "student"))

@@ -7,8 +7,8 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from distill import dataset
-from distill.train import TrainConfig, model_config
+from openlandlord.distill import dataset
+from openlandlord.distill.train import TrainConfig, model_config
 from openlandlord.agents import Agent, choose, make
 from openlandlord.cli import main
 from openlandlord.errors import UserError

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from export.coreml import convert, describe, evaluate_mil, function_signatures, load_program, run, verify
-from export.torch_mirror import load_torch_student
+from openlandlord.export.coreml import convert, describe, evaluate_mil, function_signatures, load_program, run, verify
+from openlandlord.export.torch_mirror import load_torch_student
 from openlandlord.errors import UserError
 from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 from openlandlord.model.chunked import score_in_chunks
@@ -181,7 +181,7 @@ def test_export_bad_input_is_one_line_without_import_noise_regression(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"openlandlord: error: checkpoint directory {tmp_path / 'missing'} does not exist"]
     probe = ("import logging, sys; logging.basicConfig(stream=sys.stdout);"
-             "from export.coreml import import_coremltools; import_coremltools()")
+             "from openlandlord.export.coreml import import_coremltools; import_coremltools()")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert "Failed to load" not in done.stdout + done.stderr
     assert "has not been tested with coremltools" not in done.stdout + done.stderr

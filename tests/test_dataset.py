@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from distill import dataset, generate as gen, shards
+from openlandlord.distill import dataset, generate as gen, shards
 from openlandlord import agents, provenance
 from openlandlord.cli import main
 from openlandlord.errors import UserError

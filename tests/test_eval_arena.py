@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from openlandlord import agents
-from eval import arena, dealsets
+from openlandlord.eval import arena, dealsets
 
 
 class PickGame:
@@ -179,7 +179,7 @@ def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
 
 
 def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
-    from eval.league import play_league
+    from openlandlord.eval.league import play_league
     result = play_league("doudizhu", ["random", "greedy", "random:seed=9"], pick_game, seed=0,
                          workers=1, anchor="random", progress=False)
     ladder = {row["agent"]: row for row in result["ladder"]}
@@ -193,7 +193,7 @@ def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
 
 
 def test_league_ratings_do_not_depend_on_the_listing_order(pick_game):
-    from eval.league import play_league
+    from openlandlord.eval.league import play_league
     elo = lambda agents: {row["agent"]: (round(row["elo"], 6), [round(x, 6) for x in row["elo_ci95"]])
                           for row in play_league("doudizhu", agents, pick_game, seed=0, workers=1,
                                                  progress=False)["ladder"]}

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eval import arena, dealsets, ledger
+from openlandlord.eval import arena, dealsets, ledger
 from openlandlord.cli import main
 
 DESIGN_KEYS = {"game", "agent", "opponent", "deals", "games", "win_rate", "win_rate_ci95",

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from eval import dealsets
+from openlandlord.eval import dealsets
 from openlandlord.errors import UserError
 
 

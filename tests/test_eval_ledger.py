@@ -1,7 +1,7 @@
 """The results ledger (eval.ledger): one JSON line per result, every key present."""
 import json
 
-from eval import ledger
+from openlandlord.eval import ledger
 
 
 def test_lines_parse_and_hold_every_key(tmp_path, monkeypatch):

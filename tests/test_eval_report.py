@@ -1,7 +1,7 @@
 """Markdown + PNG reports (eval.report) from evaluation and league results."""
 import pytest
 
-from eval import report
+from openlandlord.eval import report
 
 pytest.importorskip("matplotlib")
 

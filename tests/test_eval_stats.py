@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from eval import stats
+from openlandlord.eval import stats
 
 
 def _mirrored_scores(rng, deals, edge, luck=5.0, noise=0.5):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from distill import generate as gen
+from openlandlord.distill import generate as gen
 from openlandlord import agents, provenance
 from openlandlord.cli import main
 from openlandlord.errors import UserError
@@ -109,7 +109,7 @@ def test_kill_and_resume_gives_the_clean_bytes(tmp_path):
     killed = tmp_path / "killed"
     script = (
         "import openlandlord.provenance as p; p.git_sha = lambda: 'test-sha'\n"
-        "from distill.generate import generate\n"
+        "from openlandlord.distill.generate import generate\n"
         f"generate({str(killed)!r}, 'doudizhu', 'random', {deals}, seed=11, workers=1, "
         f"deals_per_shard={per_shard}, progress=False)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from export import latency
+from openlandlord.export import latency
 from openlandlord.cli import main
 from openlandlord.errors import UserError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from distill import ship
+from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
 from openlandlord.games import new_deal
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "distill.ship", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "openlandlord.distill.ship", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 

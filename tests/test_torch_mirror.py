@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from export.torch_mirror import load_torch_student
+from openlandlord.export.torch_mirror import load_torch_student
 from openlandlord.errors import UserError
 from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 from openlandlord.model.synthetic import random_batch

@@ -12,9 +12,9 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from distill import dataset
+from openlandlord.distill import dataset
 from openlandlord.blas import OPENBLAS
-from distill import train as tr
+from openlandlord.distill import train as tr
 from openlandlord.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -277,7 +277,7 @@ def test_two_processes_match_one(data, tmp_path):
 
 
 def test_bench_measures_samples_per_second(data, tmp_path):
-    from distill import train_bench
+    from openlandlord.distill import train_bench
     path = str(tmp_path / "samples.pickle")
     train_bench.featurize_once(data, path)
     row = train_bench.measure(path, 32, False, 16, seconds=0.2)
