@@ -7,7 +7,7 @@ Dou Dizhu dataset (random teacher, featurized once by the parent) and reports op
 steps' samples/s after warm-up steps that absorb compilation. The figures go to stdout
 as a table and, with --json, to a file with the git SHA.
 
-    python -m distill.train_bench --worker '{"samples": PICKLE, "batch_size": 256,
+    python -m openlandlord.distill.train_bench --worker '{"samples": PICKLE, "batch_size": 256,
         "compile": false, "group_by_length": 16, "seconds": 3}'
 runs one measurement in this process and prints its JSON (PICKLE: `featurize_once`).
 """
@@ -24,11 +24,11 @@ import time
 
 import numpy as np
 
+from openlandlord import blas as _blas
 from openlandlord.errors import UserError
 
-from openlandlord import blas as _blas
-
-from .train import REEXEC_GUARD, TrainConfig, collate, epoch_batches, load_split, model_config
+from .batches import collate, epoch_batches, load_split
+from .config import TrainConfig, model_config
 
 DEFAULT_BATCH_SIZES = (64, 256)
 WARMUP_STEPS = 3
@@ -51,7 +51,7 @@ def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_len
     process."""
     import mlx.core as mx
 
-    from .train import Trainer
+    from .trainer import Trainer
 
     cfg = TrainConfig(batch_size=batch_size, compile=compile_step, seed=seed, warmup_steps=10,
                       group_by_length=group_by_length, action_bucket=COMPILE_BUCKET if compile_step else 1)
@@ -87,7 +87,7 @@ def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_len
 
 
 def _child(spec: dict, blas: str, timeout: float) -> dict:
-    env = dict(os.environ, **{REEXEC_GUARD: "1"})
+    env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if blas == "openblas":
         env["LD_PRELOAD"] = _blas.OPENBLAS
@@ -149,16 +149,8 @@ def run_bench(args) -> int:
 
 
 def _generate(out: str) -> None:
-    from openlandlord.cli import main
-    with open(os.devnull, "w") as devnull:
-        stderr, sys.stderr = sys.stderr, devnull
-        try:
-            status = main(["generate", "--game", "doudizhu", "--teacher", "random",
-                           "--deals", str(BENCH_DEALS), "--out", out, "--workers", "1"])
-        finally:
-            sys.stderr = stderr
-    if status:
-        raise RuntimeError("could not generate the bench dataset")
+    from .generate import generate
+    generate(out, "doudizhu", "random", BENCH_DEALS, workers=1, progress=False)
 
 
 def _mlx_version() -> str:
@@ -185,4 +177,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--worker":
         _worker(json.loads(sys.argv[2]))
     else:
-        sys.exit("usage: python -m distill.train_bench --worker JSON")
+        sys.exit("usage: python -m openlandlord.distill.train_bench --worker JSON")

@@ -12,9 +12,11 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from openlandlord.distill import dataset
-from openlandlord.blas import OPENBLAS
+from openlandlord import blas
+from openlandlord.distill import checkpoints, config, dataset, metrics
+from openlandlord.distill.batches import epoch_batches, legal_counts, load_split, rank_batches
 from openlandlord.distill import train as tr
+from openlandlord.errors import UserError
 from openlandlord.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,8 +28,8 @@ TINY = ["batch_size=32", "lr=0.005", "warmup_steps=5", "log_every=2", "eval_batc
 
 
 def tiny_config(**overrides):
-    cfg = tr.load_config(None, TINY, epochs=2)
-    return tr.config_from_dict({**cfg.to_dict(), **overrides})
+    cfg = config.load_config(None, TINY, epochs=2)
+    return config.config_from_dict({**cfg.to_dict(), **overrides})
 
 
 @pytest.fixture(scope="module")
@@ -112,12 +114,12 @@ def test_resume_equals_uninterrupted(data, tmp_path):
 
 def test_ablation_configs_load_and_build(data):
     from openlandlord.model import LandlordFormerLite
-    names = sorted(p.name for p in tr.CONFIG_DIR.glob("*.json"))
+    names = sorted(p.name for p in config.CONFIG_DIR.glob("*.json"))
     assert "default.json" in names and len(names) >= 8
     built = {}
     for name in names:
-        cfg = tr.load_config(str(tr.CONFIG_DIR / name))
-        mcfg = tr.model_config(cfg, "doudizhu")
+        cfg = config.load_config(str(config.CONFIG_DIR / name))
+        mcfg = config.model_config(cfg, "doudizhu")
         LandlordFormerLite(mcfg)
         built[name] = mcfg
     assert built["ablation_belief_off.json"].belief_mode == "off"
@@ -126,7 +128,55 @@ def test_ablation_configs_load_and_build(data):
     assert built["ablation_no_deep_sets.json"].use_deep_sets is False
     assert built["ablation_value_winloss.json"].value_target == "winloss"
     assert built["ablation_belief_full.json"].belief_mode == "full"
-    assert tr.load_config("ablation_no_adapters").use_adapters is False     # by name
+    assert config.load_config("ablation_no_adapters").model == {"use_adapters": False}     # by name
+
+
+# ablation_belief_off.json as every config file was written before model fields moved
+# into "model": they stay readable, to the same student.
+FLAT_BELIEF_OFF = {
+    "description": "Ablation: No belief head.", "epochs": 10, "batch_size": 256, "lr": 0.001,
+    "min_lr": 1e-05, "warmup_steps": 200, "weight_decay": 0.01, "grad_clip": 1.0, "seed": 0,
+    "shuffle": True, "compile": False, "action_bucket": 1, "group_by_length": 16, "eval_batch_size": 512,
+    "log_every": 50, "policy_weight": 1.0, "value_weight": 0.5, "belief_weight": 0.0, "belief_mode": "off",
+    "belief_stop_grad": True, "use_adapters": True, "use_deep_sets": True, "value_target": "score",
+    "value_scale": None, "model": {}}
+
+
+def test_flat_model_fields_read_as_before_regression(tmp_path):
+    # Issue 15: TrainConfig no longer repeats ModelConfig's fields; configs and --set that
+    # name them at the top level still build the same student.
+    path = tmp_path / "flat.json"
+    path.write_text(json.dumps(FLAT_BELIEF_OFF))
+    flat, nested = config.load_config(str(path)), config.load_config("ablation_belief_off")
+    assert flat.model == {"policy_weight": 1.0, "value_weight": 0.5, "belief_weight": 0.0, "belief_mode": "off",
+                          "belief_stop_grad": True, "use_adapters": True, "use_deep_sets": True,
+                          "value_target": "score"}
+    for game in ("doudizhu", "shengji"):
+        assert config.model_config(flat, game) == config.model_config(nested, game)
+    a = config.load_config(None, ["d_model=32", "belief_mode=off", "lr=0.002"])
+    b = config.load_config(None, ["model.d_model=32", "model.belief_mode=off", "lr=0.002"])
+    assert a == b and a.model == {"d_model": 32, "belief_mode": "off"} and a.lr == 0.002
+    # A later --set wins over the file, whichever way either names the field.
+    assert config.load_config(str(path), ["model.belief_mode=full"]).model["belief_mode"] == "full"
+    assert config.load_config("ablation_belief_off", ["belief_mode=full"]).model["belief_mode"] == "full"
+    with pytest.raises(UserError, match="state_feat_dim"):
+        config.model_config(config.load_config(None, ["model.state_feat_dim=3"]), "doudizhu")
+
+
+def test_resume_reads_a_run_written_with_flat_model_fields_regression(tmp_path):
+    # A run begun before issue 15 saved its training config flat; it still resumes, and a
+    # changed model field is still refused by name.
+    last = tmp_path / "epoch-0001"
+    last.mkdir()
+    (tmp_path / "last").symlink_to("epoch-0001")
+    training = {k: v for k, v in FLAT_BELIEF_OFF.items() if k != "description"}
+    (last / "trainer.json").write_text(json.dumps({"epoch": 1, "step": 3, "training": training,
+                                                    "dataset_manifest_sha256": "abc"}))
+    cfg = config.load_config("ablation_belief_off", epochs=12)
+    directory, state = checkpoints.load_resume(tmp_path, cfg, "doudizhu", "data", "abc")
+    assert directory == last.resolve() and state["epoch"] == 1
+    with pytest.raises(UserError, match="differs from the run's in belief_mode"):
+        checkpoints.load_resume(tmp_path, config.load_config("ablation_belief_full"), "doudizhu", "data", "abc")
 
 
 def test_an_ablation_trains(data, tmp_path):
@@ -193,7 +243,7 @@ def test_resume_refusals(data, run, tmp_path, capsys):
 
 
 def test_one_trainer_per_run_directory(data, tmp_path, capsys):
-    lock = tr._lock_run(tmp_path / "busy")
+    lock = checkpoints.lock_run(tmp_path / "busy")
     try:
         assert main(["train", "--data", data, "--out", str(tmp_path / "busy")]) == 2
         assert "another training process is writing" in capsys.readouterr().err
@@ -204,8 +254,8 @@ def test_one_trainer_per_run_directory(data, tmp_path, capsys):
 def test_rank_batches_partition_the_global_batches():
     cfg = tiny_config(batch_size=10)
     counts = np.random.default_rng(0).integers(2, 300, size=103)
-    batches = tr.epoch_batches(counts, cfg, 1)
-    parts = [list(tr.rank_batches(batches, r, 2)) for r in range(2)]
+    batches = epoch_batches(counts, cfg, 1)
+    parts = [list(rank_batches(batches, r, 2)) for r in range(2)]
     for k, batch in enumerate(batches):
         union = {2 * i for i in parts[0][k][0]} | {2 * i + 1 for i in parts[1][k][0]}
         assert union == set(batch)
@@ -215,16 +265,16 @@ def test_rank_batches_partition_the_global_batches():
 def test_epoch_batches_cover_the_split_and_group_by_length():
     # Like real decisions: mostly a handful of legal moves, a few leads with hundreds.
     counts = 2 + (np.random.default_rng(1).exponential(6, size=1000) ** 1.6).astype(int)
-    grouped = tr.epoch_batches(counts, tiny_config(batch_size=32, group_by_length=8), 1)
-    plain = tr.epoch_batches(counts, tiny_config(batch_size=32, group_by_length=0), 1)
+    grouped = epoch_batches(counts, tiny_config(batch_size=32, group_by_length=8), 1)
+    plain = epoch_batches(counts, tiny_config(batch_size=32, group_by_length=0), 1)
     for batches in (grouped, plain):
         assert sorted(np.concatenate(batches)) == list(range(1000))
         assert len(batches) == 32
     padded = lambda batches: sum(len(b) * counts[b].max() for b in batches)
     assert padded(grouped) < 0.5 * padded(plain)
-    assert [list(b) for b in grouped] == [list(b) for b in tr.epoch_batches(counts, tiny_config(
+    assert [list(b) for b in grouped] == [list(b) for b in epoch_batches(counts, tiny_config(
         batch_size=32, group_by_length=8), 1)]
-    assert [list(b) for b in grouped] != [list(b) for b in tr.epoch_batches(counts, tiny_config(
+    assert [list(b) for b in grouped] != [list(b) for b in epoch_batches(counts, tiny_config(
         batch_size=32, group_by_length=8), 2)]
 
 
@@ -239,14 +289,14 @@ def test_two_processes_match_one(data, tmp_path):
     # Batches of 4: some have all their rows on one rank, so the other joins the gradient
     # sum with zeros (checked below).
     settings = TINY + ["batch_size=4", "epochs=1", "log_every=1"]
-    cfg = tr.load_config(None, settings)
-    batches = tr.epoch_batches(tr.legal_counts(dataset.open(data), "train"), cfg, 1)
+    cfg = config.load_config(None, settings)
+    batches = epoch_batches(legal_counts(dataset.open(data), "train"), cfg, 1)
     idle = [k for k, b in enumerate(batches) if len(set(b % 2)) == 1]
     assert idle and idle[0] < 10
     sets = [a for item in settings for a in ("--set", item)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("OPENLANDLORD_BLAS", None)
-    env.pop(tr.REEXEC_GUARD, None)
+    env.pop(blas.REEXEC_GUARD, None)
     one = subprocess.run([sys.executable, "-m", "openlandlord.cli", "train", "--data", data,
                           "--out", str(tmp_path / "one")] + sets, env=env, capture_output=True, text=True,
                          timeout=120)
@@ -272,8 +322,8 @@ def test_two_processes_match_one(data, tmp_path):
         assert b[key] == pytest.approx(a[key], rel=2e-2, abs=1e-3), key
     assert json.loads((tmp_path / "two" / "config.json").read_text())["processes"] == 2
     # Started as commands, both runs preloaded OpenBLAS when this machine has it.
-    blas = "openblas" if sys.platform == "linux" and os.path.exists(OPENBLAS) else "bundled"
-    assert a["blas"] == b["blas"] == blas
+    loaded = "openblas" if sys.platform == "linux" and os.path.exists(blas.OPENBLAS) else "bundled"
+    assert a["blas"] == b["blas"] == loaded
 
 
 def test_bench_measures_samples_per_second(data, tmp_path):
@@ -303,15 +353,15 @@ def test_target_temperature_rederives_the_policy_from_teacher_scores(data):
 
     ds = dataset.open(data)
     recs = [r for r in ds.records("val") if len(r.legal) >= 2]
-    kept = tr.load_split(ds, "val")
-    sharp = tr.load_split(ds, "val", temperature=0.0)
-    soft = tr.load_split(ds, "val", temperature=0.5)
+    kept = load_split(ds, "val")
+    sharp = load_split(ds, "val", temperature=0.0)
+    soft = load_split(ds, "val", temperature=0.5)
     assert len(kept) == len(sharp) == len(soft) == len(recs) > 0
     for r, k, h, s in zip(recs, kept, sharp, soft):
         np.testing.assert_allclose(k["target_policy"], r.teacher_policy)
         assert h["target_policy"][r.teacher_choice] == 1.0 and h["target_policy"].sum() == 1.0
         np.testing.assert_allclose(s["target_policy"], agents.softmax(r.teacher_scores, 0.5), rtol=1e-6)
-    with pytest.raises(tr.UserError, match="target_temperature"):
+    with pytest.raises(UserError, match="target_temperature"):
         tiny_config(target_temperature=-0.1)
 
 
@@ -340,9 +390,9 @@ def test_val_regret_is_the_teacher_score_given_up():
                         "teacher_scores": np.array(scores, np.float32),
                         "belief_target": np.zeros((2, 2), np.int32)})
     cfg = tiny_config()
-    metrics = tr.evaluate(Fixed(), samples, cfg, tr.model_config(cfg, "doudizhu"), mx.distributed.init())
-    assert metrics["val_top1"] == pytest.approx(0.5)
-    assert metrics["val_regret"] == pytest.approx((0.3 + 0.0) / 2)
+    got = metrics.evaluate(Fixed(), samples, cfg, config.model_config(cfg, "doudizhu"), mx.distributed.init())
+    assert got["val_top1"] == pytest.approx(0.5)
+    assert got["val_regret"] == pytest.approx((0.3 + 0.0) / 2)
 
 
 def test_value_target_doudizhu_is_the_signed_score(data):
@@ -356,9 +406,9 @@ def test_value_target_doudizhu_is_the_signed_score(data):
     assert {r.score for r in recs} != {0.0}
     for r in recs:
         assert features.value_score(r.obs, r.score, r.result) == r.score == r.payoffs[r.seat]
-    samples = tr.load_split(ds, "train")
+    samples = load_split(ds, "train")
     assert [s["score"] for s in samples] == [r.score for r in recs]
-    assert tr.model_config(tiny_config(), "doudizhu").value_scale == 24.0
+    assert config.model_config(tiny_config(), "doudizhu").value_scale == 24.0
     assert ModelConfig.for_game("doudizhu").value_scale == features.value_scale("doudizhu") == 24.0
     batch = next(ds.batches("train", 10_000, shuffle=False))
     np.testing.assert_allclose(batch["value"], np.clip(batch["score"] / 24.0, -1, 1))
@@ -385,10 +435,10 @@ def test_value_target_shengji_is_the_team_points_margin(tmp_path):
         assert (want > 0 or (want == 0 and r.role == "attackers")) == (r.result["winner"] == r.role)
     assert {r.role for r in recs} == {"declarers", "attackers"}
     assert min(r.score for r in recs) < 0 < max(r.score for r in recs)
-    samples = tr.load_split(ds, "train")
+    samples = load_split(ds, "train")
     assert [s["score"] for s in samples] == [80 - r.result["attacker_points"] if r.role == "declarers"
                                              else r.result["attacker_points"] - 80 for r in recs]
-    scale = tr.model_config(tiny_config(), "shengji").value_scale
+    scale = config.model_config(tiny_config(), "shengji").value_scale
     assert scale == ModelConfig.for_game("shengji").value_scale == features.value_scale("shengji") == 80.0
     batch = next(ds.batches("train", 10_000, shuffle=False))
     want = [np.clip(s["score"] / 80.0, -1, 1) for s in samples]

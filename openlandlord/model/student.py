@@ -59,6 +59,11 @@ _GAME_PRESETS = {
 }
 
 
+# ModelConfig fields that the featurizer decides (`for_features`); the others may be set.
+FEATURE_FIELDS = ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
+                  "belief_max_count", "max_state_tokens", "feature_version", "role_names", "game")
+
+
 @dataclasses.dataclass
 class ModelConfig:
     """Architecture, ablation switches and loss weights of one student."""
@@ -113,6 +118,23 @@ class ModelConfig:
         if game not in _GAME_PRESETS:
             raise UserError(f"no student preset for game {game!r}; known: {sorted(_GAME_PRESETS)}")
         return cls(**{**_GAME_PRESETS[game], "game": game, **overrides})
+
+    @classmethod
+    def for_features(cls, game: str, **overrides) -> "ModelConfig":
+        """The student for a game at the sizes its featurizer gives (`features.dims(game)`):
+        the one place a ModelConfig is built from the featurizer. `overrides` set any other
+        field (architecture, ablation switches, loss weights; FEATURE_FIELDS are not theirs
+        to set)."""
+        fixed = sorted(set(overrides) & set(FEATURE_FIELDS))
+        if fixed:
+            raise UserError(f"{', '.join(fixed)} come(s) from the {game} featurizer and cannot be overridden")
+        roles = cls.for_game(game).role_names          # (an unknown game fails here)
+        dims = features.dims(game)
+        fields = {k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots",
+                                       "belief_holders", "belief_max_count")}
+        fields.update(max_state_tokens=dims["max_tokens"], feature_version=str(dims["feature_version"]),
+                      role_names=roles if len(roles) == dims["num_roles"] else ())
+        return cls.for_game(game, **fields, **overrides)
 
     @classmethod
     def from_dict(cls, fields: dict) -> "ModelConfig":
