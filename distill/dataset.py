@@ -11,7 +11,6 @@ through `openlandlord.features`, the one featurizer. A damaged dataset is one cl
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from openlandlord.errors import UserError
+from openlandlord.games import spec as game_spec
 
 from . import shards
 
@@ -51,20 +51,9 @@ class Record:
     result: dict                 # the referee's result(), with the multiplier breakdown
 
 
-def _tuples(value):
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
-
-
 def observation_from_json(game: str, text: str):
     """Rebuild the game's frozen Observation from its stored JSON (lists back to tuples)."""
-    cls = importlib.import_module(f"openlandlord.games.{game}").Observation
-    try:
-        return cls(**{k: _tuples(v) for k, v in json.loads(text).items()})
-    except TypeError as exc:
-        raise UserError(f"a stored {game} observation does not fit this version's Observation "
-                        f"({exc}): regenerate the dataset") from None
+    return game_spec(game).observation_from_json(text)
 
 
 def _move(encoding: str, text: str):

@@ -13,9 +13,11 @@ With `--mix SPEC:FRACTION` another agent (typically the current student) chooses
 fraction of the moves, decided per decision by a seeded coin; the teacher still scores
 every decision that is recorded.
 
-A Shengji follow too large to list (more than FACTOR_CAP legal plays) is recorded as the
-card-by-card steps the arena builds it with, each scored through full-play completions
-(`_factored_play`, docs/dataset-format.md).
+Deals are driven by the one decision loop (`openlandlord.agents.loop`). A Shengji follow too
+large to list (more than the spec's `legal_cap` legal plays) is recorded as the card-by-card
+steps the arena builds it with, each scored through full-play completions (the spec's
+`complete`, docs/dataset-format.md). The teacher temperature, the roles recorded, the seats
+and the move encoding are the game spec's.
 """
 from __future__ import annotations
 
@@ -30,33 +32,17 @@ from pathlib import Path
 import numpy as np
 
 from openlandlord import agents, provenance
+from openlandlord.agents.loop import decisions, drive
 from openlandlord.errors import UserError
-from openlandlord.games import GAMES, NUM_SEATS, new_deal
+from openlandlord.games import game_options, spec as game_spec, to_json
 
 from . import dataset, shards
 
 DEALS_PER_SHARD = 25
-# The teacher's softmax target is softmax(scores / temperature), scores in the teacher's own
-# units (expected signed score for `pimc`). PIMC's moves mostly differ by tenths of a point,
-# so a temperature of 1.0 gives near-uniform targets. Dou Dizhu, measured twice: on 400 pimc
-# deals x 8 epochs, 0.2 against 1.0 raised val top-1 agreement 0.364 -> 0.398 and the mean
-# score against `rule` -0.96 -> -0.57 (150 deals); on another 500 deals x 6 epochs (dev-300)
-# it was even against `rule` (-0.95 both) and worse against `rlcard` (-0.58 vs -0.43). The
-# evidence leans to 0.2; it is a generate option. A Shengji score is in levels (at most 3 a
-# deal): at 1.0 the median target gives its best move 0.20, at 0.1 it gives 0.40.
-DEFAULT_TEMPERATURE = 0.2
-GAME_TEMPERATURE = {"doudizhu": DEFAULT_TEMPERATURE, "shengji": 0.1}
-# A Shengji decision with more legal plays than this (the referee's listing cap) is recorded
-# as a card-by-card build (see `_factored_play`).
-FACTOR_CAP = 256
 # Agents whose scores mean nothing, so they cannot be teachers.
 NOT_TEACHERS = {"rlcard": "rlcard is the external yardstick, never a teacher (its scores are "
                           "one-hot on its own choice)",
                 "human": "a person at the terminal cannot score every move of thousands of states"}
-# The same flow the evaluation deal sets use (data/eval/*.json `options`): a student is
-# trained on the game it is measured on. tests/test_generate.py checks they agree.
-DEFAULT_RULES = {"doudizhu": {"bidding": "none"}, "shengji": {"rules": "tractor"}}
-
 # Evaluation owns [2,000,000,000, 2,100,000,000) (documented in eval/dealsets.py, which this
 # stage reads but never imports). Training deal seeds are drawn below it, from [0, P), P the
 # largest prime under 2e9, so the affine map in `deal_seed` is a bijection: the deals of one
@@ -69,9 +55,6 @@ SPLITS = ("train", "val", "test")
 SPLIT_RULE = "splitmix64(deal_seed ^ 0x5EED5) % 10: 0-7 train, 8 val, 9 test"
 DEAL_SEED_RULE = ("deal i of --seed S: (a * i + b) mod 1999999973, a = 1 + splitmix64(S) mod "
                   "1999999972, b = splitmix64(S ^ 0xD1B54A32D192ED03) mod 1999999973 (S taken mod 2^64)")
-# Roles by index in the `rec_role` tensor (-1: not known yet, e.g. during bidding).
-ROLES = {"doudizhu": ("landlord", "landlord_down", "landlord_up"),
-         "shengji": ("declarers", "attackers")}
 CHOOSERS = ("teacher", "mix")
 
 _MASK64 = (1 << 64) - 1
@@ -168,55 +151,37 @@ class RunConfig:
         return range(index * self.deals_per_shard, min(self.deals, (index + 1) * self.deals_per_shard))
 
 
-def move_text(move) -> str:
-    """A move as text: Dou Dizhu moves and bidding words are strings already; a Shengji play
-    (a tuple of cards) is its cards joined by spaces."""
-    return move if isinstance(move, str) else " ".join(move)
-
-
-def _json(value) -> str:
-    def plain(x):
-        if isinstance(x, np.integer):
-            return int(x)
-        if isinstance(x, np.floating):
-            return float(x)
-        raise TypeError(f"cannot store {type(x).__name__} in a dataset")
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=plain)
-
-
-def _role_index(game: str, obs) -> int:
-    if game == "shengji":
-        return -1 if obs.declarers is None else (0 if obs.seat % 2 == obs.declarers else 1)
-    return -1 if obs.role is None else ROLES[game].index(obs.role)
-
-
 def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None) -> dict:
     """Play deal `index` to the end and return its decisions (those with 2+ legal moves),
-    each scored by the teacher, plus the deal's outcome. A Shengji follow with more than
-    FACTOR_CAP legal plays is built card by card (`_factored_play`), each step a decision."""
+    each scored by the teacher, plus the deal's outcome. A play too large to list is built
+    card by card, each step with two or more candidates a decision."""
+    game = game_spec(config.game)
     seed = deal_seed(config.seed, index)
-    state = new_deal(config.game, seed, **config.rules)
+    state = game.new_deal(seed, **config.rules)
     coin = np.random.default_rng([config.seed & _MASK64, index, 3])
-    decisions, step = [], 0
-    while not state.done:
-        if hasattr(state, "factored_options") and state.count_legal() > FACTOR_CAP:
-            state.play(_factored_play(config, state, teacher, mixer, coin, decisions, step, timing))
-            step += 1
-            continue
-        legal = state.legal_moves()
-        chosen = 0
-        if len(legal) >= 2:
-            seat = state.current_seat
-            obs = state.observation(seat)
-            scores = _teacher_scores(config, teacher, obs, legal, timing)
-            chosen = _record(config, state, obs, legal, scores, mixer, coin, decisions, step, -1)
-        state.play(legal[chosen])
-        step += 1
+    decisions_made: list = []
+
+    def choose(decision):
+        if decision.legal is None:
+            return None                          # build it card by card
+        if decision.prefix is None:
+            scores = _teacher_scores(config, teacher, decision.obs, decision.legal, timing)
+            return _record(config, game, state, decision, scores, mixer, coin, decisions_made)
+        if len(decision.legal) < 2:
+            return 0
+        # A card-by-card step: the teacher scores each candidate by its completed play.
+        plays = [game.complete(state, c, decision.obs) for c in decision.legal]
+        distinct = sorted(set(plays))
+        scored = _teacher_scores(config, teacher, decision.obs, distinct, timing)
+        scores = scored[[distinct.index(p) for p in plays]]
+        return _record(config, game, state, decision, scores, mixer, coin, decisions_made)
+
+    drive(decisions(state, game.legal_cap), choose)
     payoffs = [float(p) for p in state.payoffs()]
-    for d in decisions:
+    for d in decisions_made:
         d["score"] = payoffs[d["seat"]]
     return {"deal_id": index, "deal_seed": seed, "split": split_of(seed), "payoffs": payoffs,
-            "result": _json(state.result()), "decisions": decisions}
+            "result": to_json(state.result()), "decisions": decisions_made}
 
 
 def _teacher_scores(config: RunConfig, teacher, obs, legal, timing: dict | None) -> np.ndarray:
@@ -230,69 +195,22 @@ def _teacher_scores(config: RunConfig, teacher, obs, legal, timing: dict | None)
     return scores
 
 
-def _record(config: RunConfig, state, obs, legal, scores, mixer, coin, decisions: list, step: int,
-            factored: int) -> int:
-    """Record one decision (the teacher's scores of `legal`) and return the index played."""
+def _record(config: RunConfig, game, state, decision, scores, mixer, coin, decisions: list) -> int:
+    """Record one decision (the teacher's scores of its legal moves) and return the index
+    played: the teacher's argmax, or the mix agent's choice where the coin says so."""
+    obs, legal = decision.obs, decision.legal
     best = agents.choose(scores)
     by_mix = mixer is not None and coin.random() < config.mix["fraction"]
     chosen = agents.choose(mixer.scores(obs, legal)) if by_mix else best
     decisions.append({
-        "seat": obs.seat, "role": _role_index(config.game, obs), "step": step,
-        "factored": factored, "obs": _json(asdict(obs)),
-        "hands": _json(list(state.hands())),
-        "legal": [move_text(m) for m in legal], "scores": scores,
+        "seat": obs.seat, "role": game.role_index(obs), "step": decision.step,
+        "factored": -1 if decision.prefix is None else len(decision.prefix),
+        "obs": game.observation_to_json(obs),
+        "hands": to_json(list(state.hands())),
+        "legal": [game.move_text(m) for m in legal], "scores": scores,
         "policy": agents.softmax(scores, config.temperature),
         "teacher_choice": best, "played": chosen, "chooser": int(by_mix)})
     return chosen
-
-
-def _factored_play(config: RunConfig, state, teacher, mixer, coin, decisions: list, step: int,
-                   timing: dict | None) -> tuple:
-    """A Shengji play too large to list, built card by card as the arena asks an agent to
-    (eval/arena.py `_build_play`): the candidates are the prefix one card longer (and, when
-    leading, the prefix itself for the referee's END). Each step with two or more candidates
-    is recorded as a decision whose legal moves are those candidate prefixes. The teacher
-    scores a candidate by scoring the full play `complete(...)` makes of it, so any teacher
-    that scores full plays (rule, pimc, a student) scores prefixes."""
-    from openlandlord.games.shengji import END
-
-    obs = state.observation(state.current_seat)
-    prefix: tuple = ()
-    while options := state.factored_options(prefix):
-        candidates = [prefix if card == END else prefix + (card,) for card in options]
-        chosen = 0
-        if len(candidates) >= 2:
-            plays = [complete(state, c, obs) for c in candidates]
-            distinct = sorted(set(plays))
-            scored = _teacher_scores(config, teacher, obs, distinct, timing)
-            scores = scored[[distinct.index(p) for p in plays]]
-            chosen = _record(config, state, obs, candidates, scores, mixer, coin, decisions, step,
-                             len(prefix))
-        if options[chosen] == END:
-            break
-        prefix = candidates[chosen]
-    return prefix
-
-
-def complete(state, prefix: tuple, obs) -> tuple:
-    """The full play the generation scores a Shengji candidate prefix by: the prefix grown
-    card by card with the cheapest card the referee offers (by trump-order strength, trumps
-    dearest; point cards go last, or first when the partner is winning the trick: the expert
-    rule bot's discard order), sorted. END and an already complete prefix stay as they are."""
-    from openlandlord.games.shengji import END, Rules, trick_winner
-    from openlandlord.games.shengji.rules import CARD_IDS, card_table
-
-    rules = (Rules.classic(obs.trump_rank, obs.trump_suit or "N") if obs.rules == "classic"
-             else Rules.tractor(obs.trump_rank, obs.trump_suit))
-    cats, strength, points = (np.asarray(a) for a in card_table(rules))
-    feed = bool(obs.trick) and obs.trick[trick_winner(rules, [c for _, c in obs.trick])][0] == (obs.seat + 2) % 4
-    play = tuple(prefix)
-    while options := [o for o in state.factored_options(play) if o != END]:
-        ids = np.array([CARD_IDS[o] for o in options])
-        value = (strength[ids] + 14 * (cats[ids] == 4)).astype(np.float64)
-        value += (-3.0 if feed else 3.0) * points[ids]
-        play = play + (options[int(np.argmin(value))],)
-    return tuple(sorted(play))
 
 
 def pack(config: RunConfig, deals: list[dict]) -> tuple[dict[str, np.ndarray], dict]:
@@ -303,7 +221,7 @@ def pack(config: RunConfig, deals: list[dict]) -> tuple[dict[str, np.ndarray], d
         "deal_id": np.array([d["deal_id"] for d in deals], np.int64),
         "deal_seed": np.array([d["deal_seed"] for d in deals], np.int64),
         "deal_split": np.array([split_index[d["split"]] for d in deals], np.int8),
-        "deal_payoffs": np.array([d["payoffs"] for d in deals], np.float32).reshape(len(deals), NUM_SEATS[config.game]),
+        "deal_payoffs": np.array([d["payoffs"] for d in deals], np.float32).reshape(len(deals), game_spec(config.game).num_seats),
         "deal_first_record": np.cumsum([0] + [len(d["decisions"]) for d in deals], dtype=np.int64),
         "rec_deal_id": np.array([deal["deal_id"] for deal in deals for _ in deal["decisions"]], np.int64),
         "rec_split": np.array([split_index[deal["split"]] for deal in deals for _ in deal["decisions"]], np.int8),
@@ -351,6 +269,7 @@ def make_shard(task: _ShardTask, on_deal=None) -> dict:
     Agents are built per shard from seeds derived from (seed, shard), which is what makes
     the bytes independent of which worker plays the shard."""
     config = task.config
+    game = game_spec(config.game)
     teacher = agents.make(config.teacher, _agent_seed(config, task.index, 1))
     mixer = agents.make(config.mix["spec"], _agent_seed(config, task.index, 2)) if config.mix else None
     deals = []
@@ -362,9 +281,9 @@ def make_shard(task: _ShardTask, on_deal=None) -> dict:
     span = config.shard_deals(task.index)
     info = {"run": asdict(config), "index": task.index, "deals": [span.start, span.stop],
             "counts": counts, "git_sha": task.git_sha, "provenance": task.stamp,
-            "num_seats": NUM_SEATS[config.game], "roles": list(ROLES[config.game]),
+            "num_seats": game.num_seats, "roles": list(game.roles),
             "splits": list(SPLITS), "choosers": list(CHOOSERS),
-            "move_encoding": "text" if config.game == "doudizhu" else "cards"}
+            "move_encoding": game.move_encoding}
     blob = shards.shard_bytes(tensors, info)
     shards.write_atomic(Path(task.out) / shard_name(task.index), blob)
     return _entry(task.index, blob, info)
@@ -438,13 +357,15 @@ def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, di
 
 def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str | None = None,
              workers: int | None = None, temperature: float | None = None,
-             deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True) -> dict:
-    """Generate (or finish) the dataset in `out`; returns its manifest. `temperature` None
-    is the game's GAME_TEMPERATURE."""
-    if game not in GAMES:
-        raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+             deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True,
+             options: dict | None = None) -> dict:
+    """Generate (or finish) the dataset in `out`; returns its manifest. `options` are the
+    game's deal options (defaults: the spec's, the flow the evaluation deal sets use);
+    `temperature` None is the spec's teacher temperature."""
+    spec = game_spec(game)
+    rules = spec.deal_options(options)
     if temperature is None:
-        temperature = GAME_TEMPERATURE[game]
+        temperature = spec.teacher_temperature
     if not isinstance(deals, int) or not 0 < deals <= TRAIN_SEED_PRIME:
         raise UserError(f"--deals must be a positive number of deals, got {deals}")
     if workers is not None and workers < 1:
@@ -457,7 +378,7 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
         raise UserError(f"--teacher {teacher!r}: {NOT_TEACHERS[teacher_name]}")
     if mixed and agents.parse_spec(mixed[0]).name == "human":
         raise UserError("--mix human: generation runs unattended; a person cannot choose moves here")
-    config = RunConfig(game, dict(DEFAULT_RULES[game]), agents.parse_spec(teacher).text,
+    config = RunConfig(game, rules, agents.parse_spec(teacher).text,
                        {"spec": mixed[0], "fraction": mixed[1]} if mixed else None,
                        float(temperature), int(seed), deals, deals_per_shard)
     eval_check = check_eval_overlap([deal_seed(seed, i) for i in range(deals)],
@@ -513,7 +434,8 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
 def run(args) -> int:
     """`openlandlord generate`."""
     manifest = generate(args.out, args.game, args.teacher, args.deals, seed=args.seed, mix=args.mix,
-                        workers=args.workers, temperature=getattr(args, "temperature", None))
+                        workers=args.workers, temperature=getattr(args, "temperature", None),
+                        options=game_options(args.game, args))
     counts, splits = manifest["counts"], manifest["splits"]["decisions"]
     print(f"{args.out}: {counts['deals']} deals, {counts['decisions']} decisions "
           f"(train {splits['train']}, val {splits['val']}, test {splits['test']}), "
@@ -528,12 +450,14 @@ BENCH_TARGET_S = 15 * 60
 BENCH_TEACHERS = ("pimc", "rule", "random")
 
 
-def measure(game: str, teacher: str, mix: dict | None = None, seconds: float = 20.0) -> dict:
+def measure(game: str, teacher: str, mix: dict | None = None, seconds: float = 20.0,
+            options: dict | None = None) -> dict:
     """Generate deals in this process for about `seconds`, recording and packing them as a
     run does (nothing is written), and time it."""
     import platform
 
-    config = RunConfig(game, dict(DEFAULT_RULES[game]), teacher, mix, GAME_TEMPERATURE[game], 0,
+    spec = game_spec(game)
+    config = RunConfig(game, spec.deal_options(options), teacher, mix, spec.teacher_temperature, 0,
                        TRAIN_SEED_PRIME, DEALS_PER_SHARD)
     teacher_agent = agents.make(teacher, 1)
     mixer = agents.make(mix["spec"], 2) if mix else None
@@ -579,7 +503,7 @@ def bench(args) -> int:
         except UserError:
             continue
     mix = {"spec": f"student:{args.checkpoint}", "fraction": 0.5} if args.checkpoint else None
-    result = measure(args.game, teacher, mix, args.seconds or 20.0)
+    result = measure(args.game, teacher, mix, args.seconds or 20.0, game_options(args.game, args))
     print(f"generate bench ({args.game}, teacher {teacher}{', mix ' + mix['spec'] if mix else ''}): "
           f"{result['decisions']} decisions in {result['seconds']:.1f} s on one core = "
           f"{result['decisions_per_s']:.0f} decisions/s (teacher {100 * result['teacher_share']:.0f}% of the time)")

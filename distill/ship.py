@@ -1,4 +1,4 @@
-"""`python -m distill.ship`: make a shipped student end to end, by running the documented
+"""`openlandlord ship`: make a shipped student end to end, by running the documented
 `openlandlord` commands one after another (docs/models.md).
 
 The recipe (the reference study's is one mix round of 500 deals):
@@ -171,7 +171,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
     """Run (or finish) every step; returns the results written next to the shipped student."""
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
-        raise UserError(f"distill.ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
+        raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
     recipe = recipes[game]
     mix_deals = tuple(recipe.mix_deals if mix_deals is None else mix_deals)
     epochs = tuple(epochs or (recipe.epochs if mix_deals == recipe.mix_deals else ()))
@@ -271,8 +271,8 @@ def _counts(text: str) -> tuple:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m distill.ship", description=__doc__.splitlines()[0])
+def main(argv=None, prog: str = "openlandlord ship") -> int:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("--game", default="doudizhu")
     p.add_argument("--out", required=True, help="working directory: datasets, runs, eval JSONs")
     p.add_argument("--ship", default=None,

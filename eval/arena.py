@@ -6,7 +6,9 @@ and 2 in turn and the opponent in the two other seats (the same bidding flow for
 Shengji: every deal is played twice, the agent's partnership on seats (0, 2) and then on
 (1, 3); the dealer is seat `deal_index % 4`, so it rotates over all four seats. A Shengji
 deal set with `"mode": "match"` plays whole campaigns (levels 2 to past A) the same way.
-Statistics are taken per original deal (`eval.stats`).
+The mirror is the game spec's (`seatings`, `outcome`: openlandlord/games/<game>/spec.py), and
+every game is driven by the one decision loop (`openlandlord.agents.loop`). Statistics are
+taken per original deal (`eval.stats`).
 
 What a game counts for the agent: Dou Dizhu, a win for its side and its signed score
 (payoff); Shengji, a win for its team, its score in levels (+ levels its team went up, -
@@ -38,11 +40,12 @@ step, hands all that agent's pending decisions across those games to one `scores
 call: one forward pass for a neural student instead of one per move.
 
 Decisions with a single legal move are played without asking the agent. A Shengji
-follow with more legal plays than the referee lists (`openlandlord.agents.LEGAL_CAP`, 256;
-a void seat answering a tractor) is built card by card, as datasets record it, through the
-referee's `factored_options(prefix)`: the agent's own `choose_play(obs)` builds it when the agent has one, otherwise the agent scores the
-one-card-longer prefixes (and, for a lead that could stop here, the prefix itself: the
-referee's END option) as if they were moves, until the play is complete.
+follow with more legal plays than the referee lists (the spec's `legal_cap`, 256; a void
+seat answering a tractor) is built card by card, as datasets record it, through the
+referee's `factored_options(prefix)`: the agent's own `choose_play(obs)` builds it when the
+agent has one, otherwise the agent scores the one-card-longer prefixes (and, for a lead that
+could stop here, the prefix itself: the referee's END option) as if they were moves, until
+the play is complete.
 """
 from __future__ import annotations
 
@@ -56,15 +59,14 @@ import sys
 import time
 from collections import defaultdict
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
-from openlandlord.agents import build_play, checked_choice, listed_legal, make, parse_spec
 from openlandlord import blas
+from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec
 from openlandlord.errors import UserError
-from openlandlord.games import new_deal
+from openlandlord.games import Seating, game_options, spec as game_spec
 from openlandlord.provenance import git_sha
 
 from . import dealsets, ledger, stats
@@ -73,94 +75,6 @@ POINTS_NOTE = ("score: levels the agent's team went up (+) or let the other team
                "points: attacker points it captured (+) or conceded (-)")
 LANES = 256         # games advanced together per worker when an agent batches
 SIDES = ("agent", "opponent")
-
-
-# --- the mirrors: which games a deal becomes, and what each game means for the agent ---------
-
-@dataclass(frozen=True)
-class Seating:
-    """One game of the evaluation: a deal, which copy of it, where the agent sits."""
-    deal: int                   # index of the original deal in the deal set
-    copy: int
-    seed: int                   # the deal's seed
-    agent_seats: tuple[int, ...]
-    options: tuple              # new_deal options, as sorted (key, value) pairs
-
-
-class DoudizhuMirror:
-    """Three copies of a deal, the agent alone in seat c of copy c."""
-    symmetric = False   # one seat against two: agent and opponent are not interchangeable
-    roles = ("landlord", "landlord_down", "landlord_up")
-
-    @staticmethod
-    def seatings(deal: int, seed: int, options: dict) -> list[Seating]:
-        opts = tuple(sorted(options.items()))
-        return [Seating(deal, c, seed, (c,), opts) for c in range(3)]
-
-    @staticmethod
-    def new_game(seating: Seating):
-        return new_deal("doudizhu", seating.seed, **dict(seating.options))
-
-    @classmethod
-    def outcome(cls, state, seating: Seating) -> dict:
-        result = state.result()
-        seat = seating.agent_seats[0]
-        landlord = result.get("landlord")
-        score = float(state.payoffs()[seat])
-        if result.get("void") or landlord is None:   # nobody bid: no winner, no score, half a win
-            return {"role": "void", "win": 0.5, "score": score, "tail": {}}
-        role = cls.roles[(seat - landlord) % 3]
-        side = "landlord" if role == "landlord" else "farmers"
-        won = result["winner"] == side
-        breakdown = result.get("breakdown", {})
-        bombs = int(breakdown.get("bombs", 0)) + int(breakdown.get("rockets", 0))
-        spring = bool(breakdown.get("spring")) or bool(breakdown.get("anti_spring"))
-        return {"role": role, "win": float(won), "score": score,
-                "tail": {"lost_with_bombs": float(not won and bombs > 0),
-                         "lost_to_spring": float(not won and spring)}}
-
-
-class ShengjiMirror:
-    """Two copies of a deal, the agent's team on (0, 2) then on (1, 3); the dealer rotates."""
-    symmetric = True    # team against team: swapping agent and opponent plays the same games
-
-    @staticmethod
-    def seatings(deal: int, seed: int, options: dict) -> list[Seating]:
-        options = dict(options)
-        if options.get("mode") != "match":
-            options.setdefault("dealer", deal % 4)
-        if "levels" in options:
-            options["levels"] = tuple(options["levels"])
-        opts = tuple(sorted(options.items()))
-        return [Seating(deal, c, seed, ((0, 2), (1, 3))[c], opts) for c in range(2)]
-
-    @staticmethod
-    def new_game(seating: Seating):
-        options = dict(seating.options)
-        if options.pop("mode", "deal") == "match":
-            from openlandlord.games.shengji import Match
-            return Match.new(seating.seed, rules=options.get("rules", "tractor"))
-        return new_deal("shengji", seating.seed, **options)
-
-    @staticmethod
-    def outcome(state, seating: Seating) -> dict:
-        result = state.result()
-        team = seating.agent_seats[0] % 2
-        if dict(seating.options).get("mode") == "match":
-            # A campaign: won by the team that went past A; its score is the final level margin.
-            levels = result["levels"]
-            return {"role": "match", "win": float(result["winner"] == team),
-                    "score": float(levels[team] - levels[1 - team]), "rounds": len(result["rounds"]),
-                    "tail": {}}
-        role = "declarers" if team == result["declarers"] else "attackers"
-        points = int(result["attacker_points"])
-        return {"role": role, "win": float(result["winning_team"] == team),
-                "score": float(state.payoffs()[seating.agent_seats[0]]),
-                "points": float(points if role == "attackers" else -points),
-                "tail": {"conceded_120": float(role == "declarers" and points >= 120)}}
-
-
-MIRRORS = {"doudizhu": DoudizhuMirror, "shengji": ShengjiMirror}
 
 
 # --- playing: one worker's share of the games ------------------------------------------------
@@ -184,12 +98,14 @@ def agent_seed(run_seed: int, seating: Seating, side: int) -> int:
 
 
 class _Table:
-    """One game in progress: the referee state and the agent object behind each seat."""
+    """One game in progress: its decision loop, the decision it waits on, and the agent
+    object behind each seat."""
 
-    def __init__(self, mirror, seating: Seating, specs: tuple[str, str], run_seed: int):
+    def __init__(self, game, seating: Seating, specs: tuple[str, str], run_seed: int):
         self.seating = seating
-        self.state = mirror.new_game(seating)
-        self.moves = 0
+        self.state = game.new_game(seating.seed, **dict(seating.options))
+        self.loop = decisions(self.state, game.legal_cap)
+        self.moves = None          # set when the game is over
         agents = []
         for side, spec in enumerate(specs):
             proto = _prototype(spec, run_seed + side)
@@ -198,21 +114,25 @@ class _Table:
         self.side_of_seat = [0 if s in seating.agent_seats else 1
                              for s in range(self.state.num_seats)]
         self.agent_of_seat = [agents[side] for side in self.side_of_seat]
+        self.decision = self._advance(None, first=True)
 
-    def next_decision(self):
-        """Play forced moves; return (seat, legal) of the next real choice, or None at the end.
-        `legal` is None for a follow too large to list (built card by card instead)."""
-        while not self.state.done:
-            legal = listed_legal(self.state)
-            if legal is None or len(legal) > 1:
-                return self.state.current_seat, legal
-            self.state.play(legal[0])
-            self.moves += 1
-        return None
+    def _advance(self, answer, first: bool = False):
+        try:
+            return next(self.loop) if first else self.loop.send(answer)
+        except StopIteration as stop:
+            self.moves = stop.value
+            return None
 
-    def play(self, move):
-        self.state.play(move)
-        self.moves += 1
+    def build(self):
+        """Answer a decision whose legal set is too large to list, to the end of the play:
+        the agent's own `choose_play`, or its scores card by card."""
+        agent = self.agent_of_seat[self.decision.seat]
+        self.decision = self._advance(answer(agent, self.decision))
+        while self.decision is not None and self.decision.prefix is not None:
+            self.decision = self._advance(answer(agent, self.decision))
+
+    def play(self, pick: int):
+        self.decision = self._advance(pick)
 
 
 def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_seed: int,
@@ -220,7 +140,7 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
     """Play `seatings` to the end; return one record per game (in the order given) and the
     time spent deciding, per side: {side: [seconds, decisions]}. `on_game_over()` is called
     as each game ends (the progress bar)."""
-    mirror = MIRRORS[game]
+    game = game_spec(game)
     batched = any(hasattr(_prototype(spec, run_seed + side), "scores_batch")
                   for side, spec in enumerate(specs))
     lanes = LANES if batched else 1
@@ -231,39 +151,38 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
     while tables or waiting:
         while waiting and len(tables) < lanes:
             index, seating = waiting.pop()
-            tables.append((index, _Table(mirror, seating, specs, run_seed)))
-        pending = defaultdict(list)          # agent object -> [(table, seat, obs, legal)]
+            tables.append((index, _Table(game, seating, specs, run_seed)))
+        pending = defaultdict(list)          # agent object -> [table]
         for index, table in tables:
-            decision = table.next_decision()
+            decision = table.decision
             if decision is None:
                 continue
-            seat, legal = decision
-            agent = table.agent_of_seat[seat]
-            obs = table.state.observation(seat)
-            if legal is None:
+            side = SIDES[table.side_of_seat[decision.seat]]
+            if decision.legal is None:
                 started = time.perf_counter()
-                table.play(build_play(agent, table.state, obs))
-                timing[SIDES[table.side_of_seat[seat]]][0] += time.perf_counter() - started
-                timing[SIDES[table.side_of_seat[seat]]][1] += 1
+                table.build()
+                timing[side][0] += time.perf_counter() - started
+                timing[side][1] += 1
                 continue
-            pending[id(agent)].append((table, seat, obs, legal))
+            pending[id(table.agent_of_seat[decision.seat])].append(table)
         for group in pending.values():
-            agent = group[0][0].agent_of_seat[group[0][1]]
-            side = SIDES[group[0][0].side_of_seat[group[0][1]]]
+            agent = group[0].agent_of_seat[group[0].decision.seat]
+            side = SIDES[group[0].side_of_seat[group[0].decision.seat]]
+            items = [(t.decision.obs, t.decision.legal) for t in group]
             started = time.perf_counter()
             if hasattr(agent, "scores_batch"):
-                all_scores = agent.scores_batch([(obs, legal) for _, _, obs, legal in group])
+                all_scores = agent.scores_batch(items)
             else:
-                all_scores = [agent.scores(obs, legal) for _, _, obs, legal in group]
-            picks = [checked_choice(agent, s, item[3]) for s, item in zip(all_scores, group)]
+                all_scores = [agent.scores(obs, legal) for obs, legal in items]
+            picks = [checked_choice(agent, s, legal) for s, (_, legal) in zip(all_scores, items)]
             timing[side][0] += time.perf_counter() - started
             timing[side][1] += len(group)
-            for pick, (table, _, _, legal) in zip(picks, group):
-                table.play(legal[pick])
+            for pick, table in zip(picks, group):
+                table.play(pick)
         still = []
         for index, table in tables:
-            if table.state.done:
-                record = mirror.outcome(table.state, table.seating)
+            if table.decision is None:
+                record = game.outcome(table.state, table.seating)
                 record.update(deal=table.seating.deal, copy=table.seating.copy,
                               seed=table.seating.seed, agent_seats=list(table.seating.agent_seats),
                               moves=table.moves)
@@ -323,11 +242,11 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
 
     Each worker gets two chunks of whole deals per pair: big chunks keep many games in
     flight for a batching agent, two per worker even out the load."""
-    mirror = MIRRORS[deal_set.game]
+    game = game_spec(deal_set.game)
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
-    by_deal = [mirror.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
+    by_deal = [game.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
     per_job = max(1, math.ceil(len(by_deal) / (2 * workers))) if workers > 1 else len(by_deal)
     jobs = []
     for p, specs in enumerate(pairs):
@@ -461,10 +380,20 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     return result, records
 
 
-def resolve_deal_set(game: str, deals: int | None, deal_set: str | None, seed: int) -> dealsets.DealSet:
+def resolve_deal_set(game: str, deals: int | None, deal_set: str | None, seed: int,
+                     options: dict | None = None) -> dealsets.DealSet:
+    """The named deal set, or the ad-hoc one of `deals` deals with the game `options` (a
+    named set carries its own options: given ones must agree with it)."""
     if deal_set is not None:
-        return dealsets.load(deal_set, game)
-    return dealsets.adhoc(game, deals, seed)
+        found = dealsets.load(deal_set, game)
+        wanted = game_spec(game).recorded_options(options or {})
+        held = game_spec(game).recorded_options(found.options)
+        clash = {k: v for k, v in (options or {}).items() if k in held and held[k] != wanted[k]}
+        if clash:
+            raise UserError(f"deal set {deal_set!r} plays {held}, not "
+                            + ", ".join(f"{k}={v}" for k, v in clash.items()))
+        return found
+    return dealsets.adhoc(game, deals, seed, options)
 
 
 def format_table(result: dict) -> str:
@@ -510,11 +439,19 @@ def ledger_figures(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "per_deal"}
 
 
+def explicit_options(args) -> dict:
+    """The game options given on the command line (validated), without defaults for the
+    ones not given: a named deal set keeps its own."""
+    options = game_options(args.game, args)
+    return {k: v for k, v in options.items() if getattr(args, k, None) is not None}
+
+
 def run(args) -> int:
     """`openlandlord eval`."""
     if args.deals is not None and args.deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
-    deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed)
+    deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
+                                explicit_options(args))
     result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
                          args.workers, progress=True)
     print(format_table(result))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from openlandlord.errors import UserError
-from openlandlord.games import GAMES
+from openlandlord.games import spec as game_spec
 
 EVAL_SEEDS = range(2_000_000_000, 2_100_000_000)
 _COMMITTED_BLOCK = 1_000_000
@@ -68,8 +68,7 @@ class DealSet:
 
 def adhoc(game: str, deals: int, seed: int, options: dict | None = None) -> DealSet:
     """The ad-hoc set of `deals` deals for `seed` (see the module docstring)."""
-    if game not in GAMES:
-        raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    spec = game_spec(game)
     if not isinstance(deals, int) or deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {deals}")
     if deals > MAX_ADHOC_DEALS:
@@ -77,8 +76,7 @@ def adhoc(game: str, deals: int, seed: int, options: dict | None = None) -> Deal
     if seed is None or seed < 0:
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
     seeds = np.random.default_rng(seed).integers(_ADHOC_SEEDS.start, _ADHOC_SEEDS.stop, size=deals)
-    if options is None:
-        options = {"bidding": "none"} if game == "doudizhu" else {"rules": "tractor"}
+    options = spec.recorded_options(options or {})
     return DealSet(f"adhoc-{game}-n{deals}-s{seed}", game, tuple(int(s) for s in seeds),
                    dict(options), "adhoc")
 

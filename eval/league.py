@@ -15,6 +15,7 @@ import time
 
 from openlandlord.agents import parse_spec
 from openlandlord.errors import UserError
+from openlandlord.games import spec as game_spec
 from openlandlord.provenance import git_sha
 
 from . import arena, dealsets, ledger, stats
@@ -35,7 +36,7 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
         raise UserError(f"anchor {anchor!r} is not one of the league's agents")
     started = time.perf_counter()
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
-    if not arena.MIRRORS[game].symmetric:
+    if not game_spec(game).symmetric:
         pairs += [(j, i) for i, j in pairs]
     played = arena.play_pairs(deal_set, [(agents[i], agents[j]) for i, j in pairs], seed,
                               workers, progress)
@@ -80,7 +81,8 @@ def run(args) -> int:
     deal_set_name = getattr(args, "deal_set", None)
     if deal_set_name is None and (args.deals is None or args.deals <= 0):
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
-    deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed)
+    deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed,
+                                      arena.explicit_options(args))
     result = play_league(args.game, args.agents, deal_set, args.seed,
                          getattr(args, "workers", None), getattr(args, "anchor", None))
     print(format_table(result))

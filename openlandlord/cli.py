@@ -11,8 +11,7 @@ import importlib
 import sys
 
 from .errors import UserError
-
-GAMES = ("doudizhu", "shengji")
+from .games import GAMES, all_options
 
 # (command[, what]) -> "module:function(args) -> int | None"
 HANDLERS = {
@@ -44,6 +43,22 @@ def _positive(kind):
     return parse
 
 
+def _game_options(parser) -> None:
+    """`--game` and every registered game's option flags (`--bidding`, `--rules`, `--mode`);
+    the stage validates them against the chosen game's spec (`games.game_options`)."""
+    parser.add_argument("--game", choices=GAMES, default="doudizhu")
+    for opt in all_options().values():
+        parser.add_argument(opt.flag, dest=opt.name, choices=opt.choices, default=None,
+                            help=f"{opt.help} (default {opt.default})")
+
+
+def _backend(parser) -> None:
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="where the games run: local processes, or a Ray cluster")
+    parser.add_argument("--address", default=None,
+                        help="Ray cluster address (HOST:PORT or auto; default: start a local Ray)")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line (its default also exits 2, but prints usage first)."""
 
@@ -56,18 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game in the terminal (a seat may be `human`)")
-    play.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(play)
     play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat")
     play.add_argument("--seed", type=int, default=None)
 
     gen = sub.add_parser("generate", help="generate a teacher-scored decision dataset")
-    gen.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(gen)
     gen.add_argument("--teacher", required=True)
     gen.add_argument("--deals", type=_positive(int), required=True)
     gen.add_argument("--out", required=True)
     gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
     gen.add_argument("--workers", type=_positive(int), default=None)
     gen.add_argument("--seed", type=int, default=0)
+    _backend(gen)
     gen.add_argument("--temperature", type=float, default=None,
                      help="teacher softmax temperature in score units (default per game: "
                           "Dou Dizhu 0.2, Shengji 0.1)")
@@ -90,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks: referee, latency, generate, train")
     bench.add_argument("what", choices=("referee", "latency", "generate", "train"))
-    bench.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(bench)
     bench.add_argument("--checkpoint", default=None)
     bench.add_argument("--json", default=None)
     bench.add_argument("--seconds", type=_positive(float), default=None, help="time budget per measurement")
@@ -98,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="train: comma-separated batch sizes to measure")
 
     ev = sub.add_parser("eval", help="mirrored-seat evaluation of one agent against another")
-    ev.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(ev)
     ev.add_argument("--agent", required=True)
     ev.add_argument("--opponent", required=True)
     group = ev.add_mutually_exclusive_group(required=True)
@@ -109,9 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--report", default=None)
     ev.add_argument("--workers", type=_positive(int), default=None)
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
+    _backend(ev)
 
     lg = sub.add_parser("league", help="round robin with Bradley-Terry / Elo ratings")
-    lg.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(lg)
     lg.add_argument("--agents", nargs="+", required=True)
     lg_deals = lg.add_mutually_exclusive_group()
     lg_deals.add_argument("--deals", type=_positive(int), default=100)
@@ -122,10 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--json", default=None)
     lg.add_argument("--report", default=None)
     lg.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
+    _backend(lg)
 
     qs = sub.add_parser("quickstart", help="generate, train, export, bench and evaluate end to end")
-    qs.add_argument("--game", choices=GAMES, default="doudizhu")
+    _game_options(qs)
     qs.add_argument("--out", default=None, help="working folder (default runs/quickstart-GAME)")
+
+    # `openlandlord ship`: its flags live with it (distill/ship.py, which parses them).
+    sub.add_parser("ship", help="make a shipped student end to end by its recipe "
+                   "(openlandlord ship --help)", add_help=False)
     return p
 
 
@@ -144,6 +166,10 @@ def _handler(args):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["ship"]:
+        from .distill import ship
+        return ship.main(argv[1:], prog="openlandlord ship")
     try:
         args = build_parser().parse_args(argv)
         status = _handler(args)(args)

@@ -1,45 +1,36 @@
 """`openlandlord play`: a game in the terminal between any agents, people included.
 
-Dou Dizhu plays one deal; Shengji plays a whole match (levels 2 to past Ace). Seats are agent
-specs, one per seat; `human` is a person at this terminal (Shengji: seat 0 is South, the
-partner North is seat 2).
+Dou Dizhu plays one deal; Shengji plays a whole match (levels 2 to past Ace) unless `--mode
+deal`. Seats are agent specs, one per seat; `human` is a person at this terminal (Shengji:
+seat 0 is South, the partner North is seat 2). The game options (`--bidding`, `--rules`) are
+the game spec's; the deal is driven by the one decision loop.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .agents import decide, make
+from .agents import make, play_deal
 from .errors import UserError
-from .games import NUM_SEATS
+from .games import game_options, spec as game_spec
 
-
-def _describe(game: str, move) -> str:
-    if game == "doudizhu":
-        return move if move else "pass"
-    return " ".join(move)
+# What `play` plays when no --mode is given: a person wants the whole Shengji campaign.
+PLAY_DEFAULTS = {"mode": "match"}
 
 
 def run(args) -> int:
+    game = game_spec(args.game)
     specs = [s.strip() for s in args.seats.split(",")]
-    if len(specs) != NUM_SEATS[args.game]:
-        raise UserError(f"--seats needs {NUM_SEATS[args.game]} agent specs for {args.game}, got {len(specs)}")
+    if len(specs) != game.num_seats:
+        raise UserError(f"--seats needs {game.num_seats} agent specs for {args.game}, got {len(specs)}")
+    options = game_options(args.game, args)
+    for name, value in PLAY_DEFAULTS.items():
+        if name in options and getattr(args, name, None) is None:
+            options[name] = value
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
     agents = [make(spec, seed=seed * 10 + i) for i, spec in enumerate(specs)]
-    if args.game == "doudizhu":
-        from .games.doudizhu import Game
-        state = Game.new(seed, bidding=getattr(args, "bidding", None) or "none")
-    else:
-        from .games.shengji import Match
-        state = Match.new(seed)
+    state = game.new_game(seed, **options)
     print(f"{args.game}, seed {seed}: " + ", ".join(f"seat {i} {s}" for i, s in enumerate(specs)))
-    while not state.done:
-        seat = state.current_seat
-        move = decide(agents[seat], state)
-        state.play(move)
-        print(f"seat {seat} ({specs[seat]}): {_describe(args.game, move)}")
-    if args.game == "doudizhu":
-        result = state.result()
-        print(f"{result['winner']} win; payoffs by seat: {state.payoffs()}")
-    else:
-        print(f"match won by team {state.winner} (seats {state.winner} and {state.winner + 2})")
+    play_deal(state, game.legal_cap, agents,
+              on_move=lambda seat, move: print(f"seat {seat} ({specs[seat]}): {game.describe_move(move)}"))
+    print(game.describe_end(state))
     return 0

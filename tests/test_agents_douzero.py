@@ -14,7 +14,7 @@ pytest.importorskip("douzero.dmc.models")
 torch = pytest.importorskip("torch")
 
 from openlandlord.agents import make
-from openlandlord.agents.douzero_agent import (POSITIONS, compare_with_douzero,
+from openlandlord.games.doudizhu.douzero_agent import (POSITIONS, compare_with_douzero,
                                                save_random_checkpoints)
 from openlandlord.errors import UserError
 from openlandlord.games.doudizhu import Game

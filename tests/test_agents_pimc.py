@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 
 from openlandlord.agents import make
-from openlandlord.agents import _pimc_doudizhu as native_ddz
-from openlandlord.agents import _pimc_shengji as native_sj
-from openlandlord.agents.pimc import PimcAgent, _DoudizhuDecision, _packed, _ShengjiDecision
+from openlandlord.games.doudizhu import _pimc as native_ddz
+from openlandlord.games.shengji import _pimc as native_sj
+from openlandlord.agents.pimc import PimcAgent
+from openlandlord.games.doudizhu.pimc import Decision as _DoudizhuDecision, _packed
+from openlandlord.games.shengji.pimc import Decision as _ShengjiDecision
 from openlandlord.errors import UserError
 from openlandlord.games.doudizhu import Game
 from openlandlord.games.shengji import Observation, Round, Rules, is_legal

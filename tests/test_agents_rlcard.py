@@ -8,7 +8,7 @@ from rlcard.games.doudizhu.utils import cards2str
 from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
 
 from openlandlord.agents import make
-from openlandlord.agents.rlcard_agent import RLCardAgent
+from openlandlord.games.doudizhu.rlcard_agent import RLCardAgent
 from openlandlord.errors import UserError
 from openlandlord.games.doudizhu import Game
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from openlandlord.agents import make
-from openlandlord.agents.doudizhu_rule import DouDizhuRuleBot, counts_of, hand_cost
+from openlandlord.games.doudizhu.rule import DouDizhuRuleBot, counts_of, hand_cost
 from openlandlord.errors import UserError
 from openlandlord.games.doudizhu import Game
 
@@ -131,7 +131,7 @@ def test_decision_time():
 
 
 def test_dispatches_on_the_game():
-    pytest.importorskip("openlandlord.agents.shengji_rule")
+    pytest.importorskip("openlandlord.games.shengji.rule")
     from openlandlord.games import new_deal
 
     agent = make("rule")

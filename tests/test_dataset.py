@@ -13,7 +13,7 @@ from openlandlord.distill import dataset, generate as gen, shards
 from openlandlord import agents, provenance
 from openlandlord.cli import main
 from openlandlord.errors import UserError
-from openlandlord.games import new_deal
+from openlandlord.games import new_deal, spec
 
 pytest.importorskip("openlandlord.games.doudizhu._referee")
 CLI_ARGS = ["generate", "--teacher", "random", "--deals", "30", "--seed", "4", "--workers", "1"]
@@ -52,10 +52,10 @@ def replay(game, recs):
     """Play the deal again from its seed with the recorded moves, checking every record
     against the referee's own state at that moment (a Shengji follow too large to list is
     replayed card by card through its factored steps)."""
-    state = new_deal(game, recs[0].deal_seed, **gen.DEFAULT_RULES[game])
+    state = new_deal(game, recs[0].deal_seed, **spec(game).deal_options())
     pending, step = list(recs), 0
     while not state.done:
-        if game == "shengji" and state.count_legal() > gen.FACTOR_CAP:
+        if spec(game).legal_cap is not None and state.count_legal() > spec(game).legal_cap:
             state.play(replay_factored(state, pending, step))
             step += 1
             continue
@@ -128,7 +128,7 @@ def test_shengji_factored_steps_round_trip(tmp_path):
     steps = [r for r in recs if r.factored >= 0]
     assert len(steps) >= 2 and [r.factored for r in steps] == list(range(len(steps)))
     assert len({r.step for r in steps}) == 1
-    assert all(r.temperature == pytest.approx(gen.GAME_TEMPERATURE["shengji"]) for r in recs)
+    assert all(r.temperature == pytest.approx(spec("shengji").teacher_temperature) for r in recs)
     for r in steps:
         assert all(len(m) == r.factored + 1 and m[:-1] == r.legal[0][:-1] for m in r.legal)
         assert r.teacher_scores[r.teacher_choice] == r.teacher_scores.max()
@@ -142,7 +142,7 @@ def test_teacher_fields(mixed):
     for r in recs:
         assert len(r.legal) >= 2 and len(r.teacher_scores) == len(r.teacher_policy) == len(r.legal)
         assert r.teacher_scores[r.teacher_choice] == r.teacher_scores.max()
-        assert r.temperature == pytest.approx(gen.DEFAULT_TEMPERATURE)
+        assert r.temperature == pytest.approx(spec("doudizhu").teacher_temperature)
         expected = agents.softmax(r.teacher_scores, r.temperature)
         np.testing.assert_allclose(r.teacher_policy, expected, atol=1e-6)
         if r.chooser == "teacher":
@@ -171,7 +171,7 @@ def test_splits_are_disjoint_by_deal(mixed):
 
 
 def test_batches_are_featurized_with_targets(mixed):
-    features = pytest.importorskip("openlandlord.features.doudizhu")
+    features = pytest.importorskip("openlandlord.games.doudizhu.features")
     batches = list(mixed.batches("train", 64, seed=1))
     assert sum(len(b["role"]) for b in batches) == mixed.count("train")
     b = batches[0]

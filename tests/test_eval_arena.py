@@ -1,5 +1,6 @@
-"""The mirrored-seat arena (eval.arena) on a tiny stand-in game, so that seating, seeding,
-batching and the figures are checked without the cost of a real referee.
+"""The mirrored-seat arena (eval.arena) on a tiny stand-in game registered as a game spec of
+its own, so that seating, seeding, batching and the figures are checked without the cost of
+a real referee.
 
 The stand-in plays like Dou Dizhu's scoring: seat 0 is landlord; each seat in turn picks one
 of three numbers drawn from the deal's seed, four times; the landlord wins when its total
@@ -9,8 +10,9 @@ Taking the largest number is the best play, so `greedy` must beat `random` from 
 import numpy as np
 import pytest
 
-from openlandlord import agents
+from openlandlord import agents, games
 from openlandlord.eval import arena, dealsets
+from openlandlord.games.doudizhu.spec import DoudizhuSpec
 
 
 class PickGame:
@@ -71,17 +73,27 @@ class BatchedGreedy(Greedy):
         return [np.asarray(legal, dtype=float) for _, legal in items]
 
 
+class PickSpec(DoudizhuSpec):
+    """The stand-in behind the game interface: Dou Dizhu's mirror and scoring, its own deal."""
+    name = "pick"
+    options = ()
+
+    def new_game(self, seed, **options):
+        return PickGame(seed)
+
+
 @pytest.fixture
 def pick_game(monkeypatch):
-    monkeypatch.setattr(arena, "new_deal", lambda game, seed, **options: PickGame(seed))
+    monkeypatch.setitem(games._REGISTRY, "pick", f"{__name__}:PickSpec")
+    monkeypatch.setitem(games._LOADED, "pick", PickSpec())
     monkeypatch.setitem(agents._FACTORIES, "greedy", f"{__name__}:Greedy")
     monkeypatch.setitem(agents._FACTORIES, "batched", f"{__name__}:BatchedGreedy")
     monkeypatch.setattr(arena, "_PROTOTYPES", {})
-    return dealsets.adhoc("doudizhu", 60, seed=3)
+    return dealsets.adhoc("pick", 60, seed=3)
 
 
 def test_every_seat_covered_equally_and_every_deal_three_times(pick_game):
-    result, records = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=0,
+    result, records = arena.evaluate("pick", "greedy", "random", pick_game, seed=0,
                                      workers=1, progress=False)
     assert result["games"] == 180 and result["deals"] == 60
     assert result["seat_games"] == {"0": 60, "1": 60, "2": 60}
@@ -94,7 +106,7 @@ def test_every_seat_covered_equally_and_every_deal_three_times(pick_game):
 
 
 def test_better_agent_wins_from_every_role(pick_game):
-    result, _ = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=0,
+    result, _ = arena.evaluate("pick", "greedy", "random", pick_game, seed=0,
                                workers=1, progress=False)
     assert result["mean_score_ci95"][0] > 0
     assert result["win_rate"] > 0.6
@@ -103,7 +115,7 @@ def test_better_agent_wins_from_every_role(pick_game):
 
 
 def test_identical_seeds_identical_results_and_other_seeds_differ(pick_game):
-    run = lambda seed: arena.evaluate("doudizhu", "random", "random", pick_game, seed=seed,
+    run = lambda seed: arena.evaluate("pick", "random", "random", pick_game, seed=seed,
                                       workers=1, progress=False)[1]
     first, again, other = run(5), run(5), run(6)
     assert first == again
@@ -112,16 +124,16 @@ def test_identical_seeds_identical_results_and_other_seeds_differ(pick_game):
 
 def test_batched_agent_sees_decisions_of_many_games_at_once(pick_game):
     BatchedGreedy.batch_sizes = []
-    batched = arena.evaluate("doudizhu", "batched", "random", pick_game, seed=1,
+    batched = arena.evaluate("pick", "batched", "random", pick_game, seed=1,
                              workers=1, progress=False)[1]
-    plain = arena.evaluate("doudizhu", "greedy", "random", pick_game, seed=1,
+    plain = arena.evaluate("pick", "greedy", "random", pick_game, seed=1,
                            workers=1, progress=False)[1]
     assert batched == plain
     assert max(BatchedGreedy.batch_sizes) > 10
 
 
 def test_figures_per_deal_are_means_over_copies(pick_game):
-    result, records = arena.evaluate("doudizhu", "random", "greedy", pick_game, seed=2,
+    result, records = arena.evaluate("pick", "random", "greedy", pick_game, seed=2,
                                      workers=1, progress=False)
     scores = np.array([[r["score"] for r in records if r["deal"] == d] for d in range(60)])
     assert result["mean_score"] == pytest.approx(scores.mean())
@@ -138,7 +150,7 @@ def test_shengji_teams_swap_and_dealer_rotates_over_all_seats():
     assert result["games"] == 16 and result["seat_games"] == {"0": 8, "1": 8, "2": 8, "3": 8}
     assert result["per_role"]["declarers"]["games"] == result["per_role"]["attackers"]["games"] == 8
     dealers = [dict(s.options)["dealer"] for d, seed in enumerate(deal_set.seeds)
-               for s in arena.ShengjiMirror.seatings(d, seed, deal_set.options)]
+               for s in games.spec("shengji").seatings(d, seed, deal_set.options)]
     assert {seat: dealers.count(seat) for seat in range(4)} == {0: 4, 1: 4, 2: 4, 3: 4}
     for deal in range(8):
         a, b = [r for r in records if r["deal"] == deal]
@@ -152,7 +164,7 @@ class BuildsItsOwnPlay:
     built = 0
 
     def __init__(self, spec, seed):
-        from openlandlord.agents.shengji_rule import ShengjiRuleBot
+        from openlandlord.games.shengji.rule import ShengjiRuleBot
         self.bot = ShengjiRuleBot("normal", seed)
 
     def scores(self, obs, legal):
@@ -167,7 +179,7 @@ def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
     """With the listing limits at zero every decision goes through the builders: the agent's
     own `choose_play`, else card by card over `factored_options`; the referee rejects any
     illegal play, so finishing the games is the check."""
-    monkeypatch.setattr(agents, "LEGAL_CAP", 0)
+    monkeypatch.setattr(games.spec("shengji"), "legal_cap", 0)
     monkeypatch.setitem(agents._FACTORIES, "builder", f"{__name__}:BuildsItsOwnPlay")
     BuildsItsOwnPlay.built = 0
     deal_set = dealsets.adhoc("shengji", 2, seed=5)
@@ -180,7 +192,7 @@ def test_shengji_plays_too_many_to_list_are_built(monkeypatch):
 
 def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
     from openlandlord.eval.league import play_league
-    result = play_league("doudizhu", ["random", "greedy", "random:seed=9"], pick_game, seed=0,
+    result = play_league("pick", ["random", "greedy", "random:seed=9"], pick_game, seed=0,
                          workers=1, anchor="random", progress=False)
     ladder = {row["agent"]: row for row in result["ladder"]}
     assert result["ladder"][0]["agent"] == "greedy"
@@ -195,6 +207,6 @@ def test_league_ranks_the_better_player_first_and_anchors_the_scale(pick_game):
 def test_league_ratings_do_not_depend_on_the_listing_order(pick_game):
     from openlandlord.eval.league import play_league
     elo = lambda agents: {row["agent"]: (round(row["elo"], 6), [round(x, 6) for x in row["elo_ci95"]])
-                          for row in play_league("doudizhu", agents, pick_game, seed=0, workers=1,
+                          for row in play_league("pick", agents, pick_game, seed=0, workers=1,
                                                  progress=False)["ladder"]}
     assert elo(["greedy", "random"]) == elo(["random", "greedy"])

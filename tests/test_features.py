@@ -51,7 +51,7 @@ def test_winning_move_is_flagged():
     obs = game.observation(0)
     legal = game.legal_moves()
     acts = features.featurize(obs, legal)["actions"]
-    from openlandlord.features.doudizhu import _A_WIN
+    from openlandlord.games.doudizhu.features import _A_WIN
     assert {m: bool(acts[i, _A_WIN]) for i, m in enumerate(legal)} == {"3": False, "33": True}
 
 

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("openlandlord.games.shengji._referee")
 
 from openlandlord import agents, features  # noqa: E402
-from openlandlord.features import shengji as fs  # noqa: E402
+from openlandlord.games.shengji import features as fs  # noqa: E402
 from openlandlord.games.shengji import END, Round, Rules  # noqa: E402
 from openlandlord.games.shengji.rules import CARD_NAMES  # noqa: E402
 

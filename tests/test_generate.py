@@ -49,6 +49,7 @@ def test_splits_are_roughly_8_1_1():
 
 
 def test_default_rules_are_the_evaluation_rules():
+    from openlandlord.games import GAMES, spec
     # The main deal sets ({game}-dev-N, {game}-test-N and Shengji's match sets) define the
     # game a student is measured on; named variants (doudizhu-callrob-*) are extra flows.
     main_set = re.compile(r"^[a-z]+-(match-)?(dev|test)-\d+\.json$")
@@ -58,8 +59,8 @@ def test_default_rules_are_the_evaluation_rules():
     for path in sets:
         raw = json.loads(path.read_text())
         options = {k: v for k, v in raw.get("options", {}).items() if k != "mode"}
-        assert options == gen.DEFAULT_RULES[raw["game"]], path.name
-    assert {json.loads(p.read_text())["game"] for p in sets} == set(gen.DEFAULT_RULES)
+        assert options == spec(raw["game"]).deal_options(), path.name
+    assert {json.loads(p.read_text())["game"] for p in sets} == set(GAMES)
 
 
 def test_eval_seeds_are_refused(tmp_path, monkeypatch, capsys):
@@ -185,32 +186,32 @@ def test_bench_reports_decisions_per_second(tmp_path, capsys):
     assert "decisions/s" in capsys.readouterr().out
 
 
-def test_shengji_factored_candidates_score_as_their_completions():
-    pytest.importorskip("openlandlord.games.shengji._referee")
-    from openlandlord.games import new_deal
+def test_shengji_factored_candidates_score_as_their_completions(monkeypatch):
+    from openlandlord.games import spec
     from openlandlord.games.shengji import END, is_legal
 
-    config = gen.RunConfig("shengji", gen.DEFAULT_RULES["shengji"], "rule:expert", None, 1.0, 0, 1, 25)
+    game = spec("shengji")
+    config = gen.RunConfig("shengji", game.deal_options(), "rule:expert", None, 1.0, 0, 1, 25)
     teacher = agents.make("rule:expert", 0)
-    state = new_deal("shengji", gen.deal_seed(0, 0), **config.rules)
-    while state.count_legal() <= gen.FACTOR_CAP:
-        legal = state.legal_moves()
-        state.play(legal[agents.choose(teacher.scores(state.observation(state.current_seat), legal))])
-    obs = state.observation(state.current_seat)
-    decisions = []
-    play = gen._factored_play(config, state, teacher, None, np.random.default_rng(0), decisions, 7, None)
-    hand, lead = list(obs.hand), list(obs.trick[0][1])
-    assert is_legal(state.rules, hand, lead, list(play))
-    assert decisions and all(d["step"] == 7 and d["seat"] == obs.seat for d in decisions)
-    for d in decisions:
+    seen = []
+    complete = game.complete
+
+    def spy(state, prefix, obs):
+        full = complete(state, prefix, obs)
+        seen.append((state.rules, obs, prefix, full))
+        return full
+    monkeypatch.setattr(game, "complete", spy)
+    deal = gen.play_deal(config, 0, teacher)      # deal 0 of seed 0 has a follow too large to list
+    factored = [d for d in deal["decisions"] if d["factored"] >= 0]
+    assert factored and seen
+    for rules, obs, prefix, full in seen:
+        assert Counter(prefix) <= Counter(full)       # the completion extends the candidate
+        assert END not in full and is_legal(rules, list(obs.hand), list(obs.trick[0][1]), list(full))
+    for d in factored:
+        obs = game.observation_from_json(d["obs"])
         candidates = [tuple(m.split()) for m in d["legal"]]
-        completions = [gen.complete(state, c, obs) for c in candidates]
-        for c, full in zip(candidates, completions):
-            assert Counter(c) <= Counter(full)       # the completion extends the candidate
-            assert is_legal(state.rules, hand, lead, list(full))
+        completions = [full for _, o, prefix, full in seen if o == obs and prefix in candidates][:len(candidates)]
         np.testing.assert_array_equal(d["scores"], teacher.scores(obs, completions))
-    assert END not in play
-    state.play(play)
 
 
 def test_shengji_workers_do_not_change_a_byte(tmp_path):

@@ -1,9 +1,9 @@
-"""The Shengji rule bots (openlandlord.agents.shengji_rule): drawn positions per level, the
-constructive choice for huge follow sets, and a small duplicate match."""
+"""The Shengji rule bots (openlandlord.games.shengji.rule): drawn positions per level, the
+constructive choice for huge follow sets, and a small match in the arena."""
 import numpy as np
 import pytest
 
-from openlandlord.agents.shengji_rule import ShengjiRuleBot, choose_play, duplicate
+from openlandlord.games.shengji.rule import ShengjiRuleBot, choose_play
 from openlandlord.errors import UserError
 from openlandlord.games.shengji import Observation, Round, Rules, is_legal, legal_plays
 
@@ -104,9 +104,13 @@ def test_bots_play_whole_rounds_legally():
         assert r.attacker_points + r.declarer_points == 200
 
 
-def test_duplicate_normal_beats_easy_on_a_few_deals():
-    margins = duplicate("normal", "easy", 6, seed=2)
-    assert margins.shape == (6,) and margins.mean() > 0
+def test_normal_beats_easy_on_a_few_deals_in_the_arena():
+    # The levels are measured against each other by the ordinary arena (no duplicate loop of
+    # the rule module's own): each deal twice, teams swapped.
+    from openlandlord.eval import arena, dealsets
+    result, _ = arena.evaluate("shengji", "rule", "rule:easy", dealsets.adhoc("shengji", 6, 2),
+                               seed=2, workers=1, progress=False)
+    assert result["games"] == 12 and result["mean_points"] > 0
 
 
 def test_bots_play_whole_classic_rounds_legally():

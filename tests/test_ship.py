@@ -12,7 +12,7 @@ import pytest
 from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
-from openlandlord.games import new_deal
+from openlandlord.games import new_deal, spec
 
 pytest.importorskip("openlandlord.games.doudizhu._referee")
 
@@ -120,8 +120,8 @@ def test_shipped_student_scores_a_real_position(game):
     assert results["game"] == game and not results["quick"]
     assert (shipped / "weights.safetensors").stat().st_size + (shipped / "config.json").stat().st_size < 2_000_000
     agent = make(f"student:{shipped}")
-    state = new_deal(game, 7, **({"bidding": "none"} if game == "doudizhu" else {}))
-    legal = listed_legal(state)
+    state = new_deal(game, 7)
+    legal = listed_legal(state, spec(game).legal_cap)
     obs = state.observation(state.current_seat)
     scores = agent.scores(obs, legal)
     assert scores.shape == (len(legal),) and np.all(np.isfinite(scores))

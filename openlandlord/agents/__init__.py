@@ -13,8 +13,14 @@ cards: everything it needs comes from `obs`.
 
 Spec strings are the same everywhere (play, generate, eval, league):
 `random`, `rule`, `rule:expert`, `pimc:worlds=32,rollout=rule`, `student:PATH`,
-`coreml:PATH.mlpackage`, `douzero:DIR`, `rlcard`. The grammar is `NAME[:ARGS]` where ARGS is
-either one positional value (a path or a level) or comma-separated `key=value` pairs.
+`coreml:PATH.mlpackage`, `onnx:FILE.onnx`, `douzero:DIR`, `rlcard`. The grammar is
+`NAME[:ARGS]` where ARGS is either one positional value (a path or a level) or
+comma-separated `key=value` pairs.
+
+This package holds only game-agnostic agents; a game's own players (its rule bot, its PIMC
+adapter, peers that play one game only such as `rlcard` and `douzero`) live in its folder
+under `openlandlord.games`, reached through the game's spec. The one decision loop that
+drives every deal is `openlandlord.agents.loop`.
 """
 from __future__ import annotations
 
@@ -34,6 +40,18 @@ class Agent(Protocol):
     def scores(self, obs, legal) -> np.ndarray: ...
 
 
+# Optional methods of the protocol, used where an agent offers them:
+#
+#   scores_batch(items: list[tuple[obs, legal]]) -> list[np.ndarray]
+#       exactly what `scores(obs, legal)` returns for each pair, in one call (one forward
+#       pass for a network): the arena batches such an agent's decisions across many games
+#       and builds it once per worker, so its scores must not depend on what else is in the
+#       batch or what it scored before (eval/arena.py).
+#   choose_play(obs) -> move
+#       a whole move for a legal set too large to list (`openlandlord.agents.loop`): the agent
+#       builds it itself instead of scoring it card by card.
+
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed agent spec: `pimc:worlds=32,rollout=rule` -> name='pimc',
@@ -50,11 +68,12 @@ _FACTORIES: dict[str, str] = {
     "random": "openlandlord.agents.basic:make_random",
     "human": "openlandlord.agents.human:make_human",
     "rule": "openlandlord.agents.rule:make_rule",
-    "rlcard": "openlandlord.agents.rlcard_agent:make_rlcard",
+    "rlcard": "openlandlord.games.doudizhu.rlcard_agent:make_rlcard",
     "pimc": "openlandlord.agents.pimc:make_pimc",
-    "douzero": "openlandlord.agents.douzero_agent:make_douzero",
+    "douzero": "openlandlord.games.doudizhu.douzero_agent:make_douzero",
     "student": "openlandlord.agents.student:make_student",
     "coreml": "openlandlord.agents.coreml_agent:make_coreml",
+    "onnx": "openlandlord.agents.onnx_agent:make_onnx",
     "torch": "openlandlord.agents.student:make_torch_student",
 }
 
@@ -129,21 +148,6 @@ def choose(scores: np.ndarray, rng: np.random.Generator | None = None,
     return int(rng.choice(len(p), p=p))
 
 
-# Shengji follows can have millions of legal plays. Beyond LEGAL_CAP (the referee's listing
-# cap) a play is built card by card, exactly as datasets record such decisions, so a student
-# meets them in play the way it was trained on them.
-LEGAL_CAP = 256
-
-
-def listed_legal(state):
-    """The legal moves of the seat to move, or None when there are more than LEGAL_CAP
-    (then `build_play` makes the move)."""
-    count = state.count_legal() if hasattr(state, "count_legal") else 0
-    if count > LEGAL_CAP:
-        return None
-    return state.legal_moves()
-
-
 def checked_choice(agent, scores, legal) -> int:
     """`choose` over an agent's scores, refusing scores of the wrong shape (an agent bug)."""
     scores = np.asarray(scores)
@@ -151,34 +155,6 @@ def checked_choice(agent, scores, legal) -> int:
         raise RuntimeError(f"agent {getattr(agent, 'name', agent)!r} returned {scores.shape} "
                            f"scores for {len(legal)} legal moves")
     return choose(scores)
-
-
-def build_play(agent, state, obs):
-    """A play from a legal set too large to list: the agent's own `choose_play(obs)` when it
-    has one, otherwise card by card through the referee's `factored_options(prefix)`, the
-    agent scoring the one-card-longer prefixes (and END, "this lead is complete") as moves."""
-    if hasattr(agent, "choose_play"):
-        return agent.choose_play(obs)
-    from ..games.shengji import END
-    prefix: tuple = ()
-    while options := state.factored_options(prefix):
-        candidates = [prefix if card == END else prefix + (card,) for card in options]
-        pick = checked_choice(agent, agent.scores(obs, candidates), candidates)
-        if options[pick] == END:
-            break
-        prefix = candidates[pick]
-    return prefix
-
-
-def decide(agent, state):
-    """The move `agent` makes for the seat to move in `state` (argmax of its scores)."""
-    legal = listed_legal(state)
-    obs = state.observation(state.current_seat)
-    if legal is None:
-        return build_play(agent, state, obs)
-    if len(legal) == 1:
-        return legal[0]
-    return legal[checked_choice(agent, agent.scores(obs, legal), legal)]
 
 
 def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
@@ -191,3 +167,6 @@ def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     z = (scores - scores.max()) / temperature
     p = np.exp(z)
     return p / p.sum()
+
+
+from .loop import Decision, answer, decide, decisions, drive, listed_legal, play_deal  # noqa: E402

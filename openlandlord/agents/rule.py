@@ -1,9 +1,9 @@
 """`rule` / `rule:LEVEL`: our own heuristic player for both games.
 
-One agent whose `scores` dispatches on `obs.game`: Dou Dizhu goes to
-`doudizhu_rule.DouDizhuRuleBot`, Shengji to `shengji_rule.ShengjiRuleBot` (imported on first
-use). Levels are `easy`, `normal` (the default: `rule` = `rule:normal`) and `expert`; for Dou
-Dizhu, `expert` is the normal bot plus unseen-card tracking (see `doudizhu_rule`).
+One agent whose `scores` goes to the rule bot of the observation's game (its spec's
+`rule_bot`: `games/doudizhu/rule.py`, `games/shengji/rule.py`, built on first use). Levels are
+`easy`, `normal` (the default: `rule` = `rule:normal`) and `expert`; for Dou Dizhu, `expert` is
+the normal bot plus unseen-card tracking.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 
 from . import Spec, check_options
 from ..errors import UserError
+from ..games import spec as game_spec
 
 LEVELS = ("easy", "normal", "expert")
 
@@ -29,15 +30,7 @@ class RuleAgent:
     def _bot(self, game: str):
         bot = self._bots.get(game)
         if bot is None:
-            if game == "doudizhu":
-                from .doudizhu_rule import DouDizhuRuleBot
-                bot = DouDizhuRuleBot(self.level, self.seed)
-            elif game == "shengji":
-                from .shengji_rule import ShengjiRuleBot
-                bot = ShengjiRuleBot(self.level, self.seed)
-            else:
-                raise UserError(f"the rule agent has no bot for game {game!r}")
-            self._bots[game] = bot
+            bot = self._bots[game] = game_spec(game).rule_bot(self.level, self.seed)
         return bot
 
     def scores(self, obs, legal) -> np.ndarray:

@@ -12,40 +12,22 @@ model inputs with masks (`collate`). The model's input names and shapes:
                                       (0 e.g. in Dou Dizhu bidding, while the kitty is hidden:
                                       no belief target is consistent then, so none is trained)
 
-Each game's module (`features.doudizhu`, `features.shengji`) defines FEATURE_VERSION, the
-dimensions (`DIMS`), `featurize(obs, legal)`, `belief_target(obs, hands)` and
-`value_score(obs, score, result)`, the value head's raw target of a recorded decision (scaled
-by `value_scale(game)` in `value_target`).
+Each game's featurizer lives with the game (`games/doudizhu/features.py`,
+`games/shengji/features.py`, reached through the game spec's `features()`) and defines
+FEATURE_VERSION, the dimensions (`DIMS`), `featurize(obs, legal)`, `belief_target(obs, hands)`
+and `value_score(obs, score, result)`, the value head's raw target of a recorded decision
+(scaled by the spec's `value_scale` in `value_target`). This module is the one entry point.
 """
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
-from ..errors import UserError
-
-_MODULES = {"doudizhu": "openlandlord.features.doudizhu", "shengji": "openlandlord.features.shengji"}
-
-# What `value_score` is divided by before clipping to [-1, 1]. Dou Dizhu: the signed payoff,
-# at the scale it has always had. Shengji: the team's points margin around the 80-point
-# threshold. The declarers' best round (the attackers take nothing: three levels up) is
-# +80, so 80 gives it exactly +1; the margin clips only where the attackers take 160 or
-# more (two levels up or beyond), 1.5% of 200 rule-teacher deals. 120 would waste range:
-# in those deals the median |margin| was 25 and 78% were within 40 of the threshold.
-_VALUE_SCALES = {"doudizhu": 24.0, "shengji": 80.0}
+from ..games import spec
 
 
 def for_game(game: str):
     """The featurizer module of a game."""
-    if game not in _MODULES:
-        raise UserError(f"no featurizer for game {game!r}; choose one of {', '.join(_MODULES)}")
-    try:
-        return importlib.import_module(_MODULES[game])
-    except ModuleNotFoundError as exc:
-        if exc.name == _MODULES[game]:
-            raise UserError(f"the {game} featurizer is not implemented in this version") from None
-        raise
+    return spec(game).features()
 
 
 def dims(game: str) -> dict:
@@ -72,11 +54,8 @@ def value_score(obs, score: float, result: dict) -> float:
 
 
 def value_scale(game: str) -> float:
-    """The scale `value_target` divides a game's `value_score` by (the student presets'
-    value_scale)."""
-    if game not in _VALUE_SCALES:
-        raise UserError(f"no value scale for game {game!r}; choose one of {', '.join(_VALUE_SCALES)}")
-    return _VALUE_SCALES[game]
+    """The scale `value_target` divides a game's `value_score` by (its spec's value_scale)."""
+    return spec(game).value_scale
 
 
 def value_target(score: float, scale: float = 24.0, kind: str = "score") -> float:

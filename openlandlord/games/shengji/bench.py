@@ -24,6 +24,7 @@ from ...provenance import git_sha
 from . import _referee
 from .rules import END, counts, legal_plays
 from .state import Round
+from .state import DEFAULT_CAP
 
 TARGETS = {"rounds_per_s": 20_000, "worlds_per_s": 730_000}
 
@@ -63,7 +64,7 @@ def _python_round(seed: int, rules: str = "tractor") -> int:
     r = Round.new(seed, rules)
     rng = np.random.default_rng(seed)
     while not r.done:
-        if r.count_legal() > 256:
+        if r.count_legal() > DEFAULT_CAP:
             prefix = []
             while options := r.factored_options(prefix):
                 prefix.append(options[rng.integers(len(options))])
@@ -100,7 +101,7 @@ def measure(seconds: float = 2.0) -> dict:
     while not r.done:
         hand = r.hands()[r.current_seat]
         lead = r._trick[0][1] if r._trick else None
-        if r.count_legal() <= 256:
+        if r.count_legal() <= DEFAULT_CAP:
             cases.append((r.rules, list(hand), lead))
         moves = r.legal_moves(limit=None)
         r.play(moves[rng.integers(len(moves))])

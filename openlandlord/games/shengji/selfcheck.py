@@ -25,12 +25,13 @@ import numpy as np
 
 from .rules import END
 from .state import Round
+from .state import DEFAULT_CAP
 
 
 def random_move(r, rng) -> list[str]:
     """A random legal move; a `classic` lead stops growing with probability 0.6 per card, so
     that random leads are not mostly failed throws."""
-    if r.count_legal() <= 256:
+    if r.count_legal() <= DEFAULT_CAP:
         moves = r.legal_moves()
         return list(moves[rng.integers(len(moves))])
     prefix: list[str] = []

@@ -109,8 +109,8 @@ def _vector(cards) -> np.ndarray:
 def _table(rules: str, trump_rank: str, trump_suit: str):
     """(cat, strength, points, chains) per card id; chains[c]: the card a tractor continues to
     from c in its plain suit (-1: none)."""
-    from ..games.shengji import Rules
-    from ..games.shengji.rules import card_table
+    from . import Rules
+    from .rules import card_table
     if rules == "classic":
         r = Rules.classic(trump_rank, trump_suit or "N")
     else:
@@ -310,11 +310,11 @@ def _winner_seat(obs, v: _View, extra: np.ndarray | None = None) -> int:
     if extra is not None:
         vectors.append(extra.astype(np.uint8))
     if obs.rules == "classic":
-        from ..games.shengji import Rules, _referee
+        from . import Rules, _referee
         r = Rules.classic(obs.trump_rank, obs.trump_suit or "N")
         index = _referee.classic_winner(r.rank_index, r.suit_index, vectors)
     else:
-        from ..games.shengji import _referee
+        from . import _referee
         index = _referee.winner_of(RANKS.index(obs.trump_rank), SUITS.index(obs.trump_suit), vectors)
     return (obs.trick[0][0] + index) % NUM_SEATS
 

@@ -20,9 +20,9 @@ import warnings
 
 import numpy as np
 
-from . import Spec, check_options
-from .doudizhu_rule import BidsByRule
-from ..errors import NotAvailable, UserError
+from ...agents import Spec, check_options
+from .rule import BidsByRule
+from ...errors import NotAvailable, UserError
 
 
 def rlcard_state(obs, legal) -> dict:

@@ -14,25 +14,22 @@
 without the list when the legal set is too large to list (a void seat answering a long
 tractor), building it card by card through the referee's factored options.
 
-`python -m openlandlord.agents.shengji_rule --deals N [--rules classic]` measures the levels against each other in
-duplicate play: each deal twice with the teams swapped, the dealer rotating over the seats; the
-figure per deal is the card points captured by the level under test minus those of its
-opponent, averaged over the two plays, with a paired bootstrap CI.
+`complete(state, prefix, obs)` is the full play a candidate prefix of a card-by-card build is
+scored by in datasets (the expert's discard order). The levels are measured against each other
+by the ordinary arena: `openlandlord eval --game shengji --agent rule:expert --opponent rule
+--deals 400 --seed 1` (`--rules classic` for the full game).
 """
 from __future__ import annotations
 
-import argparse
-import sys
-
 import numpy as np
 
-from ..errors import UserError
-from ..games.shengji import (Round, Rules, count_legal_plays, factored_options, legal_plays)
-from ..games.shengji import _referee, classic
-from ..games.shengji.rules import CARD_IDS, CARD_NAMES, END, card_table, counts
+from ...errors import UserError
+from . import Rules, count_legal_plays, factored_options, legal_plays
+from . import _referee, classic
+from .rules import CARD_IDS, CARD_NAMES, END, card_table, counts
+from .state import DEFAULT_CAP as CAP   # the referee's listing cap
 
 LEVELS = ("easy", "normal", "expert")
-CAP = 256
 TRUMP = 4
 
 
@@ -294,61 +291,19 @@ def choose_play(obs, level: str, rng) -> tuple[str, ...]:
     return tuple(sorted(prefix))
 
 
-def _play(r: Round, bots) -> None:
-    seat = r.current_seat
-    bot = bots[seat]
-    obs = r.observation(seat)
-    if r.count_legal() > CAP:
-        r.play(bot.choose_play(obs))
-        return
-    legal = r.legal_moves()
-    r.play(legal[int(np.argmax(bot.scores(obs, legal)))])
-
-
-def duplicate(level_a: str, level_b: str, deals: int, seed: int = 0,
-              rules: str = "tractor") -> np.ndarray:
-    """Per deal: points won by `level_a`'s team minus `level_b`'s (the attackers' score, with
-    the kitty and throw penalties in `classic`, against the declarers' captured points),
-    averaged over the two plays of the deal (teams swapped)."""
-    out = np.zeros(deals)
-    for d in range(deals):
-        margin = 0.0
-        for a_team in (0, 1):
-            bots = [ShengjiRuleBot(level_a if s % 2 == a_team else level_b, seed * 1000003 + d * 4 + s)
-                    for s in range(4)]
-            r = Round.new(seed * 1000003 + d, rules, dealer=d % 4)
-            while not r.done:
-                _play(r, bots)
-            team_points = [0, 0]
-            team_points[1 - r.declarers] = r.result()["attacker_points"]
-            team_points[r.declarers] = r.declarer_points
-            margin += team_points[a_team] - team_points[1 - a_team]
-        out[d] = margin / 2
-    return out
-
-
-def bootstrap_ci(values: np.ndarray, seed: int = 0, n: int = 4000) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(len(values), size=(n, len(values)))].mean(axis=1)
-    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--pairs", default="expert-normal,normal-easy",
-                        help="comma-separated A-B level pairs")
-    parser.add_argument("--rules", default="tractor", choices=("tractor", "classic"))
-    args = parser.parse_args(argv)
-    print(f"duplicate play ({args.rules}), {args.deals} deals x 2 (teams swapped), seed {args.seed}")
-    for pair in args.pairs.split(","):
-        a, b = pair.split("-")
-        margins = duplicate(a, b, args.deals, args.seed, args.rules)
-        lo, hi = bootstrap_ci(margins, args.seed)
-        print(f"  {a} vs {b}: {margins.mean():+.1f} card points per deal, 95% CI [{lo:+.1f}, {hi:+.1f}]")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def complete(state, prefix: tuple, obs) -> tuple:
+    """The full play dataset generation scores a candidate prefix of a card-by-card build by:
+    the prefix grown card by card with the cheapest card the referee offers (by trump-order strength, trumps
+    dearest; point cards go last, or first when the partner is winning the trick: the expert
+    rule bot's discard order), sorted. END and an already complete prefix stay as they are."""
+    from . import trick_winner
+    rules = rules_of(obs)
+    cats, strength, points = (np.asarray(a) for a in card_table(rules))
+    feed = bool(obs.trick) and obs.trick[trick_winner(rules, [c for _, c in obs.trick])][0] == (obs.seat + 2) % 4
+    play = tuple(prefix)
+    while options := [o for o in state.factored_options(play) if o != END]:
+        ids = np.array([CARD_IDS[o] for o in options])
+        value = (strength[ids] + 14 * (cats[ids] == 4)).astype(np.float64)
+        value += (-3.0 if feed else 3.0) * points[ids]
+        play = play + (options[int(np.argmin(value))],)
+    return tuple(sorted(play))

@@ -27,9 +27,9 @@ import re
 
 import numpy as np
 
-from . import Spec, check_options
-from .doudizhu_rule import BidsByRule
-from ..errors import NotAvailable, UserError
+from ...agents import Spec, check_options
+from .rule import BidsByRule
+from ...errors import NotAvailable, UserError
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 RANKS = "3456789TJQKA2BR"
@@ -269,7 +269,7 @@ def compare_with_douzero(directory: str, states: int, seed: int = 0) -> dict:
     from douzero.env.game import GameEnv
     from douzero.evaluation.deep_agent import DeepAgent
 
-    from ..games.doudizhu import Game
+    from . import Game
 
     ours = DouZeroAgent(directory)
     theirs = {p: DeepAgent(p, os.path.join(directory, f"{p}.ckpt")) for p in POSITIONS}

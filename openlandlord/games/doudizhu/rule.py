@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UserError
+from ...errors import UserError
 
 RANKS = "3456789TJQKA2BR"
 _RANK_INDEX = {r: i for i, r in enumerate(RANKS)}

@@ -66,7 +66,7 @@ def _counts(cards: str) -> np.ndarray:
 @functools.lru_cache(maxsize=1)
 def _action_table():
     """Static features and rank counts of every canonical action, indexed by action id."""
-    from ..games.doudizhu import ACTIONS, classify
+    from . import ACTIONS, classify
     n = len(ACTIONS)
     feats = np.zeros((n, FA), np.float32)
     cnts = np.zeros((n, NUM_RANKS), np.int32)
@@ -172,7 +172,7 @@ def featurize(obs, legal) -> dict:
 def _action_features(obs, legal, hand: np.ndarray) -> np.ndarray:
     if obs.phase == "bidding":
         return np.stack([_bid_features(w) for w in legal]) if legal else np.zeros((0, FA), np.float32)
-    from ..games.doudizhu import action_id
+    from . import action_id
     feats, cnts = _action_table()
     ids = np.fromiter((action_id(m) for m in legal), np.int64, len(legal))
     out = feats[ids]

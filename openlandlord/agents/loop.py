@@ -1,0 +1,128 @@
+"""The one decision loop: how a deal is driven from its first move to its last, for every
+caller (the arena, dataset generation, `play`, the latency bench, the PIMC bench).
+
+`decisions(state, cap)` is a generator over the real choices of a deal. Forced moves (one
+legal move) are played without asking anyone. At every other point it yields a `Decision`
+and the caller sends back its answer:
+
+- `decision.legal` is a list: send the index of the move to play.
+- `decision.legal` is None: the legal set is larger than the game's listing cap (`cap`, the
+  spec's `legal_cap`; a Shengji void seat answering a long tractor). Send a whole move (an
+  agent's own `choose_play(obs)`), or None to have it built card by card: the loop then
+  yields one decision per card (`decision.prefix` is the play so far, `decision.legal` the
+  one-card-longer prefixes, and for a lead that could stop here the prefix itself: the
+  referee's END option), each answered with an index, until the play is complete.
+
+`decision.step` counts the moves played before it; the generator returns the number of moves
+played in all. `on_move(seat, move)`, when given, sees every move as it is played.
+
+On top of it: `decide(agent, state, cap)` (the move an agent makes, argmax of its scores) and
+`play_deal(state, cap, agents)` (a whole deal, one agent per seat). The arena drives many
+generators at once to batch a network's decisions (eval/arena.py); generation answers with
+the teacher's scores and records them (distill/generate.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..games import END
+
+
+@dataclass(frozen=True)
+class Decision:
+    seat: int
+    obs: object
+    legal: list | None          # the moves (or candidate prefixes) to choose from
+    step: int                   # moves played before this decision
+    prefix: tuple | None = None  # building card by card: the play so far
+
+
+def listed_legal(state, cap: int | None):
+    """The legal moves of the seat to move, or None when there are more than `cap` (then the
+    play is built card by card)."""
+    if cap is not None and state.count_legal() > cap:
+        return None
+    return state.legal_moves()
+
+
+def decisions(state, cap: int | None, on_move=None):
+    """The decision loop over `state` (see the module docstring). Returns the moves played."""
+    moves = 0
+    while not state.done:
+        seat = state.current_seat
+        legal = listed_legal(state, cap)
+        if legal is not None and len(legal) == 1:
+            move = legal[0]
+        elif legal is not None:
+            move = legal[(yield Decision(seat, state.observation(seat), legal, moves))]
+        else:
+            obs = state.observation(seat)
+            move = yield Decision(seat, obs, None, moves)
+            if move is None:
+                move = yield from _card_by_card(state, seat, obs, moves)
+        state.play(move)
+        moves += 1
+        if on_move is not None:
+            on_move(seat, move)
+    return moves
+
+
+def _card_by_card(state, seat: int, obs, step: int):
+    prefix: tuple = ()
+    while options := state.factored_options(prefix):
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        pick = yield Decision(seat, obs, candidates, step, prefix)
+        if options[pick] == END:
+            break
+        prefix = candidates[pick]
+    return prefix
+
+
+def answer(agent, decision: Decision):
+    """What `agent` sends back to `decision`: its argmax over its scores of the legal moves,
+    or for a set too large to list its own `choose_play(obs)` when it has one (else None:
+    build it card by card, the agent scoring each step's candidates as moves)."""
+    from . import checked_choice
+    if decision.legal is None:
+        return agent.choose_play(decision.obs) if hasattr(agent, "choose_play") else None
+    return checked_choice(agent, agent.scores(decision.obs, decision.legal), decision.legal)
+
+
+def drive(loop, choose) -> int:
+    """Run a decision loop to the end, `choose(decision)` answering each decision."""
+    try:
+        decision = next(loop)
+        while True:
+            decision = loop.send(choose(decision))
+    except StopIteration as stop:
+        return stop.value
+
+
+def play_deal(state, cap: int | None, agents, on_decision=None, on_move=None) -> int:
+    """Play `state` to the end, the agent of each seat (`agents[seat]`) answering its
+    decisions; `on_decision(decision)` sees each decision before it is answered. Returns the
+    moves played."""
+    def choose(decision):
+        if on_decision is not None:
+            on_decision(decision)
+        return answer(agents[decision.seat], decision)
+    return drive(decisions(state, cap, on_move), choose)
+
+
+def decide(agent, state, cap: int | None):
+    """The move `agent` makes for the seat to move in `state` (argmax of its scores)."""
+    move = []
+
+    def stop_after_one(seat, played):
+        move.append(played)
+        raise _Moved
+
+    try:
+        drive(decisions(state.clone(), cap, stop_after_one), lambda d: answer(agent, d))
+    except _Moved:
+        return move[0]
+    raise ValueError("decide: the game is over")
+
+
+class _Moved(Exception):
+    pass

@@ -1,0 +1,118 @@
+"""Dou Dizhu's PIMC decision adapter: an observation turned into the arguments of the native
+search (`_pimc.pyx`: world sampling, rule-policy rollouts, the search loop). The generic
+search (`openlandlord.agents.pimc`) asks the game's spec for one of these per decision.
+
+Bidding decisions are not searched: they take the rule bot's bidding
+(`DouDizhuRuleBot.bid_scores`)."""
+from __future__ import annotations
+
+from ...errors import UserError
+
+OBJECTIVES = ("levels",)
+
+
+def decision(obs, legal, objective: str):
+    if objective != "levels":
+        raise UserError(f"pimc objective {objective!r} is for Shengji; Dou Dizhu "
+                        "searches the game's score")
+    if obs.phase == "bidding":
+        return BiddingDecision(obs, legal)
+    return Decision(obs, legal)
+
+
+class BiddingDecision:
+    """A bid: scored by the rule bot's bidding, not searched."""
+    searched = False
+
+    def __init__(self, obs, legal):
+        self.obs, self.legal = obs, legal
+
+    def rule_scores(self):
+        return _bidder().bid_scores(self.obs, self.legal)
+
+
+_BIDDER = []
+
+
+def _bidder():
+    if not _BIDDER:
+        from .rule import DouDizhuRuleBot
+        _BIDDER.append(DouDizhuRuleBot("normal"))
+    return _BIDDER[0]
+
+
+class Decision:
+    """One Dou Dizhu play decision as the native search needs it."""
+    searched = True
+
+    def __init__(self, obs, legal):
+        from . import ACTION_ID, classify, legal_moves
+        if obs.landlord is None:
+            raise UserError("pimc: a Dou Dizhu play decision without a landlord")
+        allowed = set(legal_moves(obs.hand, obs.to_beat))
+        wrong = [m for m in legal if m not in allowed]
+        if wrong:
+            raise UserError(f"pimc: {wrong[0]!r} is not a legal move of seat {obs.seat} here "
+                            "(moves are canonical card strings)")
+        self.obs = obs
+        self.moves = [ACTION_ID[m] for m in legal]
+        self.hand = _packed(obs.hand)
+        played = [_packed(cards) for cards in obs.played]
+        self.unseen = _FULL_DECK - self.hand - sum(played)
+        self.plays = [0, 0, 0]
+        self.bombs = self.rockets = 0
+        for seat, move in obs.plays:
+            if move:
+                self.plays[seat] += 1
+                kind = classify(move)[0]
+                self.bombs += kind == "bomb"
+                self.rockets += kind == "rocket"
+        lord = obs.landlord
+        self.lord_keeps = 0
+        if obs.seat != lord:
+            kitty, gone = _packed(obs.kitty), played[lord]
+            for r in range(15):
+                keep = ((kitty >> 4 * r) & 0xF) - ((gone >> 4 * r) & 0xF)
+                if keep > 0:
+                    self.lord_keeps += keep << 4 * r
+        if obs.bidding == "points":
+            self.base = max([int(a[3:]) for _, a in obs.bids if a.startswith("bid")], default=1)
+        elif obs.bidding == "call-rob":
+            self.base = 1 << obs.robs
+        else:
+            self.base = 1
+        if obs.bidding == "call-rob":
+            lord_double = 2 if obs.doubled[lord] else 1
+            self.factor = [lord_double * (2 if obs.doubled[f] else 1) for f in range(3)]
+        else:
+            self.factor = [1, 1, 1]
+        self.to_beat = ACTION_ID[obs.to_beat] if obs.to_beat else 0
+        self.to_beat_seat = obs.to_beat_seat if obs.to_beat else -1
+
+    def rule_scores(self):
+        from . import _pimc as native
+        o = self.obs
+        return native.rule_scores(self.hand, o.seat, o.landlord, o.cards_left, self.to_beat,
+                                  self.to_beat_seat, self.unseen, self.moves)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc as native
+        o = self.obs
+        try:
+            return native.search(self.hand, o.seat, o.landlord, o.cards_left, self.plays,
+                                 self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
+                                 self.base, self.factor, self.unseen, self.lord_keeps,
+                                 [self.moves[k] for k in which], skip, worlds, rollout, seed)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+
+_RANK = {ch: r for r, ch in enumerate("3456789TJQKA2BR")}
+_FULL_DECK = sum(4 << 4 * r for r in range(13)) + (1 << 4 * 13) + (1 << 4 * 14)
+
+
+def _packed(cards: str) -> int:
+    """Dou Dizhu cards as the referee's packed rank counts (4 bits per rank)."""
+    return sum(1 << 4 * _RANK[ch] for ch in cards)
+
+

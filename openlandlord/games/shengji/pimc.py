@@ -1,0 +1,67 @@
+"""Shengji's PIMC decision adapter: an observation turned into the arguments of the native
+search (`_pimc.pyx`: world sampling consistent with hand sizes and shown voids, expert
+rule-bot rollouts, the search loop). The generic search (`openlandlord.agents.pimc`) asks
+the game's spec for one of these per decision. Ruleset `tractor` only."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import UserError
+
+OBJECTIVES = ("levels", "points")
+
+
+def decision(obs, legal, objective: str):
+    return Decision(obs, legal, objective)
+
+
+class Decision:
+    """One Shengji play decision as the native search needs it."""
+    searched = True
+
+    def __init__(self, obs, legal, objective: str = "levels"):
+        from . import Rules, _referee
+        from .rules import CATS, counts
+        if obs.rules != "tractor":
+            raise UserError(f"pimc searches the Shengji tractor ruleset only, not {obs.rules!r}")
+        self.obs = obs
+        self.legal = legal
+        self.objective = objective
+        self.rules = Rules.tractor(obs.trump_rank, obs.trump_suit)
+        self.hand = counts(list(obs.hand)).astype(np.uint8)
+        seen = self.hand.astype(np.int16)
+        for _, trick, _ in obs.tricks:
+            for _, cards in trick:
+                seen += counts(cards)
+        self.trick = [counts(cards).astype(np.uint8) for _, cards in obs.trick]
+        for vector in self.trick:
+            seen += vector
+        self.unseen = (2 - seen).astype(np.uint8)
+        others = [(obs.seat + k) % 4 for k in (1, 2, 3)]
+        self.sizes = [obs.cards_left[o] for o in others]
+        self.masks = [sum(1 << CATS.index(c) for c in obs.voids[o]) for o in others]
+        self.leader = obs.trick[0][0] if obs.trick else obs.seat
+        self.plays = [counts(play).astype(np.uint8) for play in legal]
+        lead = self.trick[0] if self.trick else None
+        for play, vector in zip(legal, self.plays):
+            # The native search plays what it is given: only complete legal plays may go in.
+            if _referee.play_error(self.rules.rank_index, self.rules.suit_index, self.hand,
+                                   lead, vector):
+                raise UserError(f"pimc: {tuple(play)!r} is not a complete legal play of seat "
+                                f"{obs.seat} here")
+
+    def rule_scores(self):
+        from .rule import ShengjiRuleBot
+        return ShengjiRuleBot("expert").scores(self.obs, self.legal)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc as native
+        o = self.obs
+        try:
+            return native.search(self.rules.rank_index, self.rules.suit_index, self.hand, o.seat,
+                                 self.leader, self.trick, o.declarers, o.attacker_points,
+                                 self.unseen, self.sizes, self.masks,
+                                 [self.plays[k] for k in which], skip, worlds, rollout,
+                                 seed, self.objective)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
