@@ -14,8 +14,8 @@ decides positions in turn until the time budget is spent; times are wall-clock.
 Backends: `mlx` and `mlx_compiled` (the MLX student, eager and `mx.compile`d), `torch`
 and `torch_traced` (the torch mirror, eager and traced + frozen), `onnx` (the torch
 mirror exported to ONNX at the same fixed shapes, run by onnxruntime), `onnx_dynamic`
-(one ONNX graph with the state length and legal count as dynamic axes: no padding, no
-chunks), and on macOS the exported Core ML package (fp16) under `coreml_cpu_only`,
+(the file `openlandlord export --out FILE.onnx` writes, export/onnx.py: one graph with
+the state length and legal count as dynamic axes, so no padding, no chunks), and on macOS the exported Core ML package (fp16) under `coreml_cpu_only`,
 `coreml_cpu_and_gpu`, `coreml_all`. Every backend's logits are checked against the torch
 mirror's on a spread of the positions, the chunked ones included. Batched throughput
 (decisions/s of the eager model alone, batches of positions with similar legal counts) is
@@ -38,7 +38,6 @@ import platform
 import sys
 import tempfile
 import time
-import warnings
 
 import numpy as np
 
@@ -114,11 +113,7 @@ def default_checkpoint(game: str, directory: str) -> str:
 
     from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 
-    dims = features.dims(game)
-    config = ModelConfig.for_game(game, role_names=(), max_state_tokens=dims["max_tokens"],
-                                  feature_version=str(dims["feature_version"]),
-                                  **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
-                                                          "belief_slots", "belief_holders", "belief_max_count")})
+    config = ModelConfig.for_features(game)
     mx.random.seed(0)
     return save_checkpoint(directory, LandlordFormerLite(config), config)
 
@@ -194,75 +189,28 @@ def torch_call(checkpoint: str, signatures: dict, traced: bool):
     return call
 
 
-def export_onnx(checkpoint: str, signatures: dict, directory: str) -> dict:
-    """Export each function of the torch mirror to `directory`/NAME.onnx at the fixed
-    shapes of `signatures`."""
-    from .torch_mirror import load_torch_student
-
-    mirror = load_torch_student(checkpoint)
-    paths = {name: os.path.join(directory, f"{name}.onnx") for name in signatures}
-    for name, signature in signatures.items():
-        _to_onnx(mirror, signature, paths[name])
-    return paths
-
-
-def _to_onnx(mirror, signature, path: str, dynamic_axes: dict | None = None):
-    import torch
-
-    from .coreml import example_inputs
-
-    wrapper, spec, outputs = signature
-    # The TorchScript-based exporter: the default one since torch 2.9 needs onnxscript.
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(wrapper(mirror).eval(), example_inputs(spec, mirror.config), path,
-                          input_names=[n for n, _, _ in spec], output_names=list(outputs),
-                          dynamic_axes=dynamic_axes, opset_version=17, dynamo=False)
-
-
-def _onnx_options():
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return options
-
-
 def onnx_call(checkpoint: str, signatures: dict, directory: str):
-    import onnxruntime as ort
+    """`call` over the fixed-shape functions exported to ONNX, run by onnxruntime."""
+    from openlandlord.agents.onnx_agent import run_session, session
 
-    paths = export_onnx(checkpoint, signatures, directory)
-    sessions = {name: ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
-                for name, path in paths.items()}
-    # The exporter drops inputs a function never reads (embed_pool ignores role; without a
-    # belief head the state functions ignore unseen, capacity and void).
-    wanted = {name: [i.name for i in s.get_inputs()] for name, s in sessions.items()}
+    from .onnx import export_functions
 
-    def call(function, inputs):
-        _, _, outputs = signatures[function]
-        result = sessions[function].run(None, {n: inputs[n] for n in wanted[function]})
-        return dict(zip(outputs, result))
-    return call
+    sessions = {name: session(path) for name, path in export_functions(checkpoint, signatures, directory).items()}
+    return lambda function, inputs: run_session(sessions[function], inputs)
 
 
-def onnx_dynamic_forward(checkpoint: str, signatures: dict, directory: str):
-    """`forward(sample) -> logits` with the whole model exported once with the state length
-    and the legal count as dynamic axes: no padding and no chunks, whatever the legal count."""
-    import onnxruntime as ort
+def onnx_dynamic_forward(checkpoint: str, directory: str):
+    """`forward(sample) -> logits` through the file `openlandlord export --out FILE.onnx`
+    writes: the state length and the legal count are dynamic axes, so no padding and no
+    chunks, whatever the legal count."""
+    from openlandlord.agents.onnx_agent import no_others, read_meta, session
 
-    from .torch_mirror import load_torch_student
+    from .onnx import export
 
-    path = os.path.join(directory, "dynamic.onnx")
-    _to_onnx(load_torch_student(checkpoint), signatures["main"], path, dynamic_axes={
-        "state_tokens": {1: "tokens"}, "state_mask": {1: "tokens"}, "actions": {1: "legal"},
-        "action_mask": {1: "legal"}, "logits": {1: "legal"}})
-    session = ort.InferenceSession(path, _onnx_options(), providers=["CPUExecutionProvider"])
-    # The exporter drops inputs the model never reads (without a belief head: unseen,
-    # capacity, void); feed only those the graph has.
-    wanted = [i.name for i in session.get_inputs()]
+    path = export(checkpoint, os.path.join(directory, "dynamic.onnx"))
+    sess = session(path)
+    empty = no_others(1, read_meta(path, sess)["config"]["d_model"])
+    wanted = {i.name for i in sess.get_inputs()}
 
     def forward(sample):
         tokens, legal = sample["state_tokens"].shape[0], sample["actions"].shape[0]
@@ -270,8 +218,8 @@ def onnx_dynamic_forward(checkpoint: str, signatures: dict, directory: str):
             "state_tokens": sample["state_tokens"][None], "state_mask": np.ones((1, tokens), np.float32),
             "role": np.array([sample["role"]], np.int32), "unseen": sample["unseen"][None],
             "capacity": sample["capacity"][None], "void": sample["void"][None],
-            "actions": sample["actions"][None], "action_mask": np.ones((1, legal), np.float32)}
-        return session.run(["logits"], {n: inputs[n] for n in wanted})[0][0]
+            "actions": sample["actions"][None], "action_mask": np.ones((1, legal), np.float32), **empty}
+        return sess.run(["logits"], {n: inputs[n] for n in wanted})[0][0]
     return forward
 
 
@@ -398,7 +346,7 @@ def backend(name: str, checkpoint: str, signatures: dict, slots: int, tokens: in
             convert(checkpoint, package, "fp16", slots, tokens)
         return _fixed_shape(coreml_call(package, COREML_UNITS[name]), slots, tokens)
     if name == "onnx_dynamic":
-        return onnx_dynamic_forward(checkpoint, signatures, scratch)
+        return onnx_dynamic_forward(checkpoint, scratch)
     if name == "onnx":
         call = onnx_call(checkpoint, signatures, scratch)
     elif name.startswith("mlx"):

@@ -115,10 +115,7 @@ def test_bench_latency_without_belief_head_regression(tmp_path, monkeypatch, swi
 
     import mlx.core as mx
 
-    dims = latency.features.dims("doudizhu")
-    cfg = ModelConfig.for_game("doudizhu", d_model=16, ff=32, heads=2, layers=1, **switches,
-                               **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
-                                                       "belief_slots", "belief_holders", "belief_max_count")})
+    cfg = ModelConfig.for_features("doudizhu", d_model=16, ff=32, heads=2, layers=1, **switches)
     mx.random.seed(0)
     save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
     backends = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx", "onnx_dynamic")

@@ -45,13 +45,7 @@ def test_default_doudizhu_student_has_about_139k_parameters():
 
 def test_shengji_default_student_parameter_count_in_range_regression():
     # At ff=128 the Shengji student had 155,404 parameters, above the issue's 125k-155k.
-    from openlandlord import features
-
-    dims = features.dims("shengji")
-    keys = ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
-            "belief_max_count")
-    cfg = ModelConfig.for_game("shengji", **{k: dims[k] for k in keys})
-    n = num_parameters(LandlordFormerLite(cfg))
+    n = num_parameters(LandlordFormerLite(ModelConfig.for_features("shengji")))
     assert 125_000 <= n <= 155_000, n
     assert ModelConfig.for_game("doudizhu").ff == 128   # Dou Dizhu's preset is unchanged
 
@@ -269,3 +263,21 @@ def test_bad_config_is_a_user_error():
         ModelConfig.for_game("doudizhu", heads=5)
     with pytest.raises(UserError, match="preset"):
         ModelConfig.for_game("chess")
+
+
+@pytest.mark.parametrize("game", ["doudizhu", "shengji"])
+def test_for_features_sizes_the_student_from_the_featurizer(game):
+    """ModelConfig.for_features: the one place a ModelConfig is sized from features.dims;
+    the preset gives the rest, overrides any field but the sizes."""
+    from openlandlord import features
+
+    dims = features.dims(game)
+    cfg = ModelConfig.for_features(game, d_model=32, belief_mode="off")
+    for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
+                "belief_max_count"):
+        assert getattr(cfg, key) == dims[key], key
+    assert cfg.max_state_tokens == dims["max_tokens"] and cfg.feature_version == str(dims["feature_version"])
+    assert (cfg.d_model, cfg.belief_mode, cfg.game) == (32, "off", game)
+    assert cfg.ff == ModelConfig.for_game(game).ff and len(cfg.role_names) == cfg.num_roles
+    with pytest.raises(UserError, match="action_feat_dim"):
+        ModelConfig.for_features(game, action_feat_dim=7)
