@@ -131,7 +131,6 @@ def test_decision_time():
 
 
 def test_dispatches_on_the_game():
-    pytest.importorskip("openlandlord.games.shengji.rule")
     from openlandlord.games import new_deal
 
     agent = make("rule")

@@ -13,9 +13,6 @@ from openlandlord.agents import Agent, choose, make
 from openlandlord.cli import main
 from openlandlord.errors import UserError
 from openlandlord.model import LandlordFormerLite, save_checkpoint
-
-pytest.importorskip("openlandlord.games.doudizhu._referee")
-
 TINY = dict(d_model=16, ff=32, layers=1, heads=2, adapter_rank=2)
 
 

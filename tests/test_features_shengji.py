@@ -3,9 +3,6 @@ the model sees), belief-target conservation and void masks, the action multi-hot
 trip, partial prefixes of factored follows, and the shapes the model is built from."""
 import numpy as np
 import pytest
-
-pytest.importorskip("openlandlord.games.shengji._referee")
-
 from openlandlord import agents, features  # noqa: E402
 from openlandlord.games.shengji import features as fs  # noqa: E402
 from openlandlord.games.shengji import END, Round, Rules  # noqa: E402

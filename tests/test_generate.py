@@ -19,9 +19,6 @@ from openlandlord.cli import main
 from openlandlord.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
-pytest.importorskip("openlandlord.games.doudizhu._referee")
-
-
 @pytest.fixture(autouse=True)
 def fixed_git_sha(monkeypatch):
     # Other work in the same checkout can flip git's "-dirty" flag between two runs of a
@@ -215,7 +212,6 @@ def test_shengji_factored_candidates_score_as_their_completions(monkeypatch):
 
 
 def test_shengji_workers_do_not_change_a_byte(tmp_path):
-    pytest.importorskip("openlandlord.games.shengji._referee")
     gen.generate(tmp_path / "w1", "shengji", "rule:expert", 2, seed=0, workers=1, deals_per_shard=1,
                  progress=False)
     gen.generate(tmp_path / "w2", "shengji", "rule:expert", 2, seed=0, workers=2, deals_per_shard=1,

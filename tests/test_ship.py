@@ -13,9 +13,6 @@ from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
 from openlandlord.games import new_deal, spec
-
-pytest.importorskip("openlandlord.games.doudizhu._referee")
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -79,6 +79,18 @@ class DoudizhuSpec(BaseSpec):
                 "tail": {"lost_with_bombs": float(not won and bombs > 0),
                          "lost_to_spring": float(not won and spring)}}
 
+    def check_invariants(self, state) -> None:
+        """Random-simulation invariants (the contract test): the 54 cards are all somewhere
+        (hands, played moves, the kitty until the landlord takes it); at the end a hand is
+        empty unless nobody bid. AssertionError naming what broke."""
+        ranks = "3456789TJQKA2BR"
+        played = sum(len(m) for _, m in state.history if all(c in ranks for c in m))
+        kitty = 3 if state.landlord is None else 0
+        held = sum(len(h) for h in state.hands())
+        assert held + played + kitty == 54, f"cards not conserved: {held} held + {played} played + {kitty}"
+        if state.done and not state.is_void:
+            assert min(len(h) for h in state.hands()) == 0, "the game ended with no empty hand"
+
     # -- its players and its student ----------------------------------------------------------
     def features(self):
         from . import features

@@ -105,6 +105,30 @@ class ShengjiSpec(BaseSpec):
                 "points": float(points if role == "attackers" else -points),
                 "tail": {"conceded_120": float(role == "declarers" and points >= 120)}}
 
+    def check_invariants(self, state) -> None:
+        """Random-simulation invariants (the contract test): once play starts the 108 cards
+        are all somewhere (hands, tricks, the buried kitty); at the end the hands are empty
+        and captured points plus those in the kitty make 200. A match checks its round."""
+        from .state import Match
+        if isinstance(state, Match):
+            if not state.done:
+                self.check_invariants(state.round)
+            return
+        if state.phase not in ("play", "done"):
+            return
+        obs = state.observation(0)
+        played = sum(len(c) for _, trick, _ in obs.tricks for _, c in trick)
+        played += sum(len(c) for _, c in obs.trick)
+        held = sum(len(h) for h in state.hands())
+        kitty = len(state.kitty()) if obs.rules == "classic" else 0
+        assert held + played + kitty == 108, f"cards not conserved: {held} + {played} + {kitty}"
+        if state.done:
+            result = state.result()
+            assert state.hands() == [()] * 4, "a hand is not empty at the end"
+            captured = result.get("captured", result["attacker_points"])
+            assert captured + state.declarer_points + result.get("kitty_points", 0) == 200, \
+                "points not conserved"
+
     # -- its players and its student ----------------------------------------------------------
     def features(self):
         from . import features
