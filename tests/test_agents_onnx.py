@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from openlandlord import agents
-from openlandlord.agents import build_play, make, parse_spec
+from openlandlord.agents import choose, make, parse_spec
 from openlandlord.agents.onnx_agent import make_onnx
 from openlandlord.errors import UserError
 from openlandlord.export import latency
 from openlandlord.export import onnx as onnx_export
-from openlandlord.games import new_deal
+from openlandlord.games import END, new_deal
 
 
 @pytest.fixture(autouse=True)
@@ -47,33 +47,33 @@ def test_batch_equals_single(exported):
         np.testing.assert_array_equal(agent.scores(obs, legal), batched)
 
 
-class _Both:
-    """Plays the student's choice, checking the ONNX agent's scores on every candidate list."""
-    name = "both"
-
-    def __init__(self, student, onnx_agent):
-        self.student, self.onnx_agent, self.lists = student, onnx_agent, []
-
-    def scores(self, obs, legal):
-        want = self.student.scores(obs, legal)
-        np.testing.assert_allclose(self.onnx_agent.scores(obs, legal), want, atol=1e-4)
-        self.lists.append(len(legal))
-        return want
-
-
 def test_shengji_play_built_card_by_card(tmp_path):
     # Deal 16 reaches a follow with more legal plays than the referee lists: it is built
-    # card by card from factored candidates, each list scored by both agents.
+    # card by card from the referee's factored candidates (one-card-longer prefixes, and
+    # END: "this play is complete"), each candidate list scored by both agents.
     checkpoint = latency.default_checkpoint("shengji", str(tmp_path / "student"))
     path = onnx_export.export(checkpoint, str(tmp_path / "student.onnx"))
-    both = _Both(make(f"student:{checkpoint}"), make(f"onnx:{path}"))
-    bot = make("rule", 0)
+    student, agent, bot = make(f"student:{checkpoint}"), make(f"onnx:{path}"), make("rule", 0)
     state = new_deal("shengji", 16)
-    while agents.listed_legal(state) is not None:
-        state.play(agents.decide(bot, state))
+    while True:
+        try:
+            legal = state.legal_moves()
+        except UserError:
+            break
+        state.play(legal[choose(bot.scores(state.observation(state.current_seat), legal))])
         assert not state.done
-    play = build_play(both, state, state.observation(state.current_seat))
-    assert len(play) >= 2 and len(both.lists) >= 2
+    obs = state.observation(state.current_seat)
+    prefix, lists = (), 0
+    while options := state.factored_options(prefix):
+        candidates = [prefix if card == END else prefix + (card,) for card in options]
+        want = student.scores(obs, candidates)
+        np.testing.assert_allclose(agent.scores(obs, candidates), want, atol=1e-4)
+        lists += 1
+        pick = choose(want)
+        if options[pick] == END:
+            break
+        prefix = candidates[pick]
+    assert lists >= 2 and len(prefix) >= 2
 
 
 def test_bad_files_and_specs(tmp_path, exported):
