@@ -10,7 +10,8 @@ from openlandlord.agents.onnx_agent import make_onnx
 from openlandlord.errors import UserError
 from openlandlord.export import latency
 from openlandlord.export import onnx as onnx_export
-from openlandlord.games import END, new_deal
+from openlandlord.games import new_deal
+from openlandlord.games.shengji import END
 
 
 @pytest.fixture(autouse=True)
