@@ -22,7 +22,6 @@ and the move encoding are the game spec's.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import re
 import time
@@ -34,6 +33,7 @@ import numpy as np
 from openlandlord import agents, provenance
 from openlandlord.agents.loop import decisions, drive
 from openlandlord.errors import UserError
+from openlandlord.executor import run_tasks
 from openlandlord.games import game_options, spec as game_spec, to_json
 
 from . import dataset, shards
@@ -265,6 +265,7 @@ def _agent_seed(config: RunConfig, index: int, who: int) -> int:
 
 
 def make_shard(task: _ShardTask, on_deal=None) -> dict:
+    # An executor task (`openlandlord.executor.run_tasks`): `on_deal(1)` counts finished deals.
     """Play one shard's deals and write its file atomically; returns its manifest entry.
     Agents are built per shard from seeds derived from (seed, shard), which is what makes
     the bytes independent of which worker plays the shard."""
@@ -358,10 +359,12 @@ def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, di
 def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str | None = None,
              workers: int | None = None, temperature: float | None = None,
              deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True,
-             options: dict | None = None) -> dict:
+             options: dict | None = None, backend: str = "local", address: str | None = None) -> dict:
     """Generate (or finish) the dataset in `out`; returns its manifest. `options` are the
     game's deal options (defaults: the spec's, the flow the evaluation deal sets use);
-    `temperature` None is the spec's teacher temperature."""
+    `temperature` None is the spec's teacher temperature. The shards are made over `workers`
+    local processes, or Ray tasks with `backend="ray"` (`openlandlord.executor`): the same
+    bytes either way."""
     spec = game_spec(game)
     rules = spec.deal_options(options)
     if temperature is None:
@@ -416,16 +419,9 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     from tqdm import tqdm
     with tqdm(total=deals, initial=sum(e["counts"]["deals"] for e in done.values()), unit="deal",
               desc="generate", disable=not progress) as bar:
-        if workers == 1:
-            for task in tasks:
-                entry = make_shard(task, on_deal=bar.update)
-                done[entry["index"]] = entry
-        else:
-            # spawn, not fork: a teacher may hold threads (torch, MLX) that fork would break.
-            with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                for entry in pool.imap_unordered(make_shard, tasks):
-                    done[entry["index"]] = entry
-                    bar.update(entry["counts"]["deals"])
+        for _, entry in run_tasks(make_shard, tasks, workers=workers, backend=backend,
+                                  address=address, on_progress=bar.update):
+            done[entry["index"]] = entry
     manifest = _manifest(config, [done[i] for i in range(config.num_shards)], git_sha, stamp, eval_check)
     shards.write_atomic(out / MANIFEST, manifest_bytes(manifest))
     return manifest
@@ -435,7 +431,8 @@ def run(args) -> int:
     """`openlandlord generate`."""
     manifest = generate(args.out, args.game, args.teacher, args.deals, seed=args.seed, mix=args.mix,
                         workers=args.workers, temperature=getattr(args, "temperature", None),
-                        options=game_options(args.game, args))
+                        options=game_options(args.game, args), backend=args.backend,
+                        address=args.address)
     counts, splits = manifest["counts"], manifest["splits"]["decisions"]
     print(f"{args.out}: {counts['deals']} deals, {counts['decisions']} decisions "
           f"(train {splits['train']}, val {splits['val']}, test {splits['test']}), "

@@ -49,23 +49,19 @@ the play is complete.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import multiprocessing
 import os
-import queue
 import sys
 import time
 from collections import defaultdict
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import numpy as np
 from tqdm import tqdm
 
-from openlandlord import blas
 from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec
 from openlandlord.errors import UserError
+from openlandlord.executor import run_tasks
 from openlandlord.games import Seating, game_options, spec as game_spec
 from openlandlord.provenance import git_sha
 
@@ -195,40 +191,16 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
     return [records[i] for i in range(len(seatings))], timing
 
 
-_PROGRESS = None     # in a worker process: the queue that counts finished games
+def _play_chunk(job, report):
+    """One executor task: a chunk of whole deals of one pair, played to the end."""
+    key, game, seatings, specs, run_seed = job
+    records, timing = play_games(game, seatings, specs, run_seed, on_game_over=lambda: report(1))
+    return key, records, timing
 
 
-def _init_worker(progress_queue):
-    global _PROGRESS
-    _PROGRESS = progress_queue
-
-
-def _play_chunk(game, seatings, specs, run_seed, job):
-    records, timing = play_games(game, seatings, specs, run_seed,
-                                 on_game_over=lambda: _PROGRESS.put(1))
-    return job, records, timing
-
-
-@contextlib.contextmanager
-def _fast_blas_for_workers():
-    """Start worker processes with Debian's OpenBLAS preloaded on Linux: MLX ships a slow
-    reference BLAS there, and the student decides about 10x faster on OpenBLAS. A preload
-    only works from process start, and spawned workers start here, so the parent sets
-    LD_PRELOAD while they start and restores it after. The same switch as training's:
-    OPENLANDLORD_BLAS=bundled opts out."""
-    preload = os.environ.get("LD_PRELOAD")
-    wanted = blas.preloaded(os.environ).get("LD_PRELOAD")
-    if wanted == preload:
-        yield
-        return
-    os.environ["LD_PRELOAD"] = wanted
-    try:
-        yield
-    finally:
-        if preload is None:
-            del os.environ["LD_PRELOAD"]
-        else:
-            os.environ["LD_PRELOAD"] = preload
+def _fresh_agents():
+    # Agents live for one run: a checkpoint rewritten between two runs is read again.
+    _PROTOTYPES.clear()
 
 
 def default_workers() -> int:
@@ -236,9 +208,11 @@ def default_workers() -> int:
 
 
 def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: int,
-               workers: int | None = None, progress: bool = True) -> list[tuple[list[dict], dict]]:
+               workers: int | None = None, progress: bool = True, backend: str = "local",
+               address: str | None = None) -> list[tuple[list[dict], dict]]:
     """Play every (agent, opponent) pair of `pairs` on the whole deal set, over `workers`
-    processes; per pair, the game records sorted by (deal, copy) and the timing per side.
+    processes (local, or Ray tasks with `backend="ray"`: `openlandlord.executor`); per pair,
+    the game records sorted by (deal, copy) and the timing per side.
 
     Each worker gets two chunks of whole deals per pair: big chunks keep many games in
     flight for a batching agent, two per worker even out the load."""
@@ -252,51 +226,20 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     for p, specs in enumerate(pairs):
         for start in range(0, len(by_deal), per_job):
             chunk = [s for deal in by_deal[start:start + per_job] for s in deal]
-            jobs.append(((p, start), chunk, tuple(specs)))
+            jobs.append(((p, start), deal_set.game, chunk, tuple(specs), seed))
     results = {}
-    total_games = sum(len(chunk) for _, chunk, _ in jobs)
+    total_games = sum(len(job[2]) for job in jobs)
     bar = tqdm(total=total_games, unit="game",
                disable=not progress or None, desc=f"eval {deal_set.game}", file=sys.stderr)
-    if workers == 1:
-        # Agents live for one run: a checkpoint rewritten between two runs is read again.
-        _PROTOTYPES.clear()
-        try:
-            for job, chunk, specs in jobs:
-                results[job] = play_games(deal_set.game, chunk, specs, seed,
-                                          on_game_over=lambda: bar.update(1))
-        finally:
-            _PROTOTYPES.clear()
-    else:
-        context = multiprocessing.get_context("spawn")
-        finished_games = context.Queue()
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
-                                 initializer=_init_worker, initargs=(finished_games,)) as pool:
-            with _fast_blas_for_workers():     # the workers start as the jobs are submitted
-                running = {pool.submit(_play_chunk, deal_set.game, chunk, specs, seed, job)
-                           for job, chunk, specs in jobs}
-            shown = 0
-            while running:
-                done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-                for future in done:
-                    if future.exception() is not None:
-                        # A bad agent fails in every job: stop the others, report it once.
-                        pool.shutdown(cancel_futures=True)
-                        raise future.exception()
-                    job, records, timing = future.result()
-                    results[job] = (records, timing)
-                while not finished_games.empty():
-                    count = finished_games.get()
-                    bar.update(count)
-                    shown += count
-            # A worker's last counts may trail its result through the queue.
-            while shown < total_games:
-                try:
-                    count = finished_games.get(timeout=5.0)
-                except queue.Empty:
-                    break
-                bar.update(count)
-                shown += count
-    bar.close()
+    try:
+        for _, (key, records, timing) in run_tasks(_play_chunk, jobs, workers=workers,
+                                                   backend=backend, address=address,
+                                                   on_progress=bar.update,
+                                                   initializer=_fresh_agents):
+            results[key] = (records, timing)
+    finally:
+        _fresh_agents()
+        bar.close()
     out = []
     for p in range(len(pairs)):
         records, timing = [], {side: [0.0, 0] for side in SIDES}
@@ -360,7 +303,8 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
 
 
 def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, seed: int = 0,
-             workers: int | None = None, progress: bool = True) -> tuple[dict, list[dict]]:
+             workers: int | None = None, progress: bool = True, backend: str = "local",
+             address: str | None = None) -> tuple[dict, list[dict]]:
     """One mirrored evaluation; returns (result, game records)."""
     for spec in (agent, opponent):
         parse_spec(spec)
@@ -369,7 +313,8 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     if seed is None or seed < 0:
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
     started = time.perf_counter()
-    (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress)
+    (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress,
+                                    backend, address)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
               "seed": seed, "mode": deal_set.options.get("mode", "deal")}
     result.update(summarize(records, timing, seed))
@@ -453,7 +398,8 @@ def run(args) -> int:
     deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
                                 explicit_options(args))
     result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
-                         args.workers, progress=True)
+                         args.workers, progress=True, backend=getattr(args, "backend", "local"),
+                         address=getattr(args, "address", None))
     print(format_table(result))
     if args.json:
         write_json(args.json, result)

@@ -23,7 +23,7 @@ from . import arena, dealsets, ledger, stats
 
 def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: int = 0,
                 workers: int | None = None, anchor: str | None = None,
-                progress: bool = True) -> dict:
+                progress: bool = True, backend: str = "local", address: str | None = None) -> dict:
     if len(agents) < 2:
         raise UserError("a league needs at least two agents")
     for spec in agents:
@@ -39,7 +39,7 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
     if not game_spec(game).symmetric:
         pairs += [(j, i) for i, j in pairs]
     played = arena.play_pairs(deal_set, [(agents[i], agents[j]) for i, j in pairs], seed,
-                              workers, progress)
+                              workers, progress, backend, address)
     outcomes, pair_results = {}, []
     for (i, j), (records, timing) in zip(pairs, played):
         # Zero-sum games: what j won as the agent under test, i lost.
@@ -84,7 +84,9 @@ def run(args) -> int:
     deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed,
                                       arena.explicit_options(args))
     result = play_league(args.game, args.agents, deal_set, args.seed,
-                         getattr(args, "workers", None), getattr(args, "anchor", None))
+                         getattr(args, "workers", None), getattr(args, "anchor", None),
+                         backend=getattr(args, "backend", "local"),
+                         address=getattr(args, "address", None))
     print(format_table(result))
     if args.json:
         arena.write_json(args.json, result)

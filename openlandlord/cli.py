@@ -18,7 +18,7 @@ HANDLERS = {
     ("play",): "openlandlord.play:run",
     ("generate",): "openlandlord.distill.generate:run",
     ("train",): "openlandlord.distill.train:run",
-    ("export",): "openlandlord.export.coreml:run",
+    ("export",): "openlandlord.export:run",
     ("bench", "referee"): "openlandlord.games.{game}.bench:run",
     ("bench", "latency"): "openlandlord.export.latency:run",
     ("bench", "generate"): "openlandlord.distill.generate:bench",
@@ -99,9 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", action="store_true",
                        help="continue the run in --out from its last epoch checkpoint")
 
-    exp = sub.add_parser("export", help="export a checkpoint to Core ML")
+    exp = sub.add_parser("export", help="export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)")
     exp.add_argument("--checkpoint", required=True)
-    exp.add_argument("--out", required=True)
+    exp.add_argument("--out", required=True, help="FILE.mlpackage or FILE.onnx: the suffix chooses the format")
     exp.add_argument("--precision", choices=("fp16", "fp32"), default="fp16")
 
     bench = sub.add_parser("bench", help="benchmarks: referee, latency, generate, train")
