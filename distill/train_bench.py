@@ -3,7 +3,7 @@
 Each configuration (BLAS: MLX's bundled one or a preloaded OpenBLAS; mx.compile on or off;
 batch size) runs in its own child process, since a BLAS preload only takes effect at
 process start. Every child trains the default student on the same small generated
-Dou Dizhu dataset (random teacher, featurized once by the parent) and reports optimizer
+dataset of the `--game` (default Dou Dizhu; random teacher, featurized once by the parent) and reports optimizer
 steps' samples/s after warm-up steps that absorb compilation. The figures go to stdout
 as a table and, with --json, to a file with the git SHA.
 
@@ -46,7 +46,7 @@ def featurize_once(data: str, path: str) -> None:
 
 
 def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_length: int,
-            seconds: float, seed: int = 0) -> dict:
+            seconds: float, seed: int = 0, game: str = "doudizhu") -> dict:
     """samples/s of optimizer steps on the featurized decisions in `samples_path`, in this
     process."""
     import mlx.core as mx
@@ -55,7 +55,7 @@ def measure(samples_path: str, batch_size: int, compile_step: bool, group_by_len
 
     cfg = TrainConfig(batch_size=batch_size, compile=compile_step, seed=seed, warmup_steps=10,
                       group_by_length=group_by_length, action_bucket=COMPILE_BUCKET if compile_step else 1)
-    mcfg = model_config(cfg, "doudizhu")
+    mcfg = model_config(cfg, game)
     with open(samples_path, "rb") as f:
         samples = pickle.load(f)
     counts = np.array([s["actions"].shape[0] for s in samples])
@@ -102,10 +102,11 @@ def _child(spec: dict, blas: str, timeout: float) -> dict:
 
 
 def run_bench(args) -> int:
+    from openlandlord.games import game_options
     from openlandlord.provenance import git_sha
 
-    if getattr(args, "game", "doudizhu") != "doudizhu":
-        raise UserError("bench train measures the Dou Dizhu student only")
+    game = getattr(args, "game", "doudizhu")
+    game_options(game, args)         # a flag of another game is refused here
     seconds = args.seconds if args.seconds is not None else 3.0
     if seconds <= 0:
         raise UserError(f"--seconds must be positive, got {seconds}")
@@ -121,7 +122,7 @@ def run_bench(args) -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="openlandlord-bench-train-") as tmp:
         data = os.path.join(tmp, "data")
-        _generate(data)
+        _generate(data, game)
         samples = os.path.join(tmp, "samples.pickle")
         featurize_once(data, samples)
         # The full grid with length grouping on (the default), and plain random batches
@@ -130,7 +131,7 @@ def run_bench(args) -> int:
         for blas, compile_step, grouping in grid:
             for size in sizes:
                 spec = {"samples": samples, "batch_size": size, "compile": compile_step,
-                        "group_by_length": grouping, "seconds": seconds}
+                        "group_by_length": grouping, "seconds": seconds, "game": game}
                 row = _child(spec, blas, timeout=seconds * 20 + 300)
                 results.append(row)
                 print(f"  {blas:9s} compile={str(compile_step):5s} grouped={str(bool(grouping)):5s} "
@@ -141,16 +142,16 @@ def run_bench(args) -> int:
                "python": platform.python_version(), "mlx": _mlx_version(), "cpu_count": os.cpu_count(),
                "threads": {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
                            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")},
-               "dataset": f"{BENCH_DEALS} random-teacher Dou Dizhu deals", "seconds_per_measurement": seconds,
+               "game": game, "dataset": f"{BENCH_DEALS} random-teacher {game} deals", "seconds_per_measurement": seconds,
                "results": results}
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=2)
     return 0
 
 
-def _generate(out: str) -> None:
+def _generate(out: str, game: str) -> None:
     from .generate import generate
-    generate(out, "doudizhu", "random", BENCH_DEALS, workers=1, progress=False)
+    generate(out, game, "random", BENCH_DEALS, workers=1, progress=False)
 
 
 def _mlx_version() -> str:
@@ -169,7 +170,8 @@ def _print_table(results: list[dict]) -> None:
 
 
 def _worker(spec: dict) -> None:
-    row = measure(spec["samples"], spec["batch_size"], spec["compile"], spec["group_by_length"], spec["seconds"])
+    row = measure(spec["samples"], spec["batch_size"], spec["compile"], spec["group_by_length"],
+                  spec["seconds"], game=spec.get("game", "doudizhu"))
     print(json.dumps(row))
 
 

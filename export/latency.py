@@ -42,9 +42,9 @@ import time
 import numpy as np
 
 from openlandlord import features
-from openlandlord.agents import choose, make
+from openlandlord.agents import choose as choose_index, decisions, drive, make
 from openlandlord.errors import NotAvailable, UserError
-from openlandlord.games import new_deal
+from openlandlord.games import game_options, spec as game_spec
 from openlandlord.model.chunked import score_in_chunks
 from openlandlord.provenance import git_sha
 
@@ -70,39 +70,31 @@ def percentiles(times_ns) -> dict:
 
 # --- positions -------------------------------------------------------------------------------
 
-def decision_states(game: str, deals: int = DEALS, seed: int = 0) -> list:
+def decision_states(game: str, deals: int = DEALS, seed: int = 0, options: dict | None = None) -> list:
     """Every state with 2+ legal moves of the deals seeded seed .. seed + deals - 1, played
-    by the rule bot (Dou Dizhu with call-rob bidding, so bidding decisions are among them).
-    A Shengji follow with more legal plays than the referee lists is not one decision (it
-    is built card by card): it is played with the first card offered at each step, untimed."""
+    by the rule bot through the decision loop, with the game `options` (default: the spec's
+    `bench_options`, in Dou Dizhu call-rob bidding, so bidding decisions are among them). A
+    play too large to list is not one decision (it is built card by card): it is played
+    with the first card offered at each step, untimed."""
+    spec = game_spec(game)
     bot = make("rule", seed)
-    options = {"bidding": "call-rob"} if game == "doudizhu" else {}
+    options = spec.check_options(spec.bench_options if options is None else options)
     states = []
+
+    def choose(decision):
+        if decision.legal is None:
+            return None                       # build it card by card ...
+        if decision.prefix is not None:
+            return 0                          # ... with the first card offered
+        states.append(state.clone())
+        return choose_index(bot.scores(decision.obs, decision.legal))
+
     for deal in range(deals):
-        state = new_deal(game, seed + deal, **options)
-        while not state.done:
-            try:
-                legal = state.legal_moves()
-            except UserError:
-                state.play(_first_offered(state))
-                continue
-            if len(legal) >= 2:
-                states.append(state.clone())
-            state.play(legal[choose(bot.scores(state.observation(state.current_seat), legal))])
+        state = spec.new_game(seed + deal, **options)
+        drive(decisions(state, spec.legal_cap), choose)
     if not states:
         raise UserError(f"no {game} decisions with two or more legal moves in {deals} deals")
     return states
-
-
-def _first_offered(state) -> tuple:
-    from openlandlord.games.shengji import END
-
-    prefix: tuple = ()
-    while options := state.factored_options(prefix):
-        if options[0] == END:
-            break
-        prefix += (options[0],)
-    return prefix
 
 
 # --- the student -------------------------------------------------------------------------------
@@ -251,7 +243,7 @@ def time_decisions(forward, states, seconds: float, warmup) -> dict:
         t3 = clock()
         logits = forward(sample)
         t4 = clock()
-        legal[choose(logits)]  # the move played
+        legal[choose_index(logits)]  # the move played
         t5 = clock()
         totals.append(t5 - t0)
         for stage, ns in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
@@ -362,8 +354,9 @@ def _agreement(forward, reference, samples) -> float:
 
 def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: float = DEFAULT_SECONDS,
             backends=BACKENDS, deals: int = DEALS, slots: int = SLOTS, batch_sizes=BATCH_SIZES,
-            progress=None) -> dict:
-    """The whole benchmark as a dict (keys in the module docstring)."""
+            progress=None, options: dict | None = None) -> dict:
+    """The whole benchmark as a dict (keys in the module docstring). `options`: the game
+    options of the positions' deals (default: the spec's `bench_options`)."""
     from .coreml import function_signatures
     from .torch_mirror import load_torch_student
 
@@ -392,10 +385,12 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
                                 f"featurizer gives {dims[key]}: retrain it")
         tokens = config.max_state_tokens
         signatures = function_signatures(config, slots, tokens)
-        states = decision_states(game, deals)
+        states = decision_states(game, deals, options=options)
         samples = [features.featurize(s.observation(s.current_seat), s.legal_moves()) for s in states]
         counts = np.array([s["actions"].shape[0] for s in samples])
-        result = {"game": game, "git_sha": git_sha(), "machine": machine(), "seconds": seconds,
+        spec = game_spec(game)
+        result = {"game": game, "options": spec.check_options(spec.bench_options if options is None else options),
+                  "git_sha": git_sha(), "machine": machine(), "seconds": seconds,
                   "target_p50_ms": TARGET_P50_MS,
                   "model": {"checkpoint": None if random_init else checkpoint, "random_init": random_init,
                             "num_parameters": int(meta["num_parameters"]), "slots": slots, "state_tokens": tokens},
@@ -466,8 +461,9 @@ def format_table(result: dict) -> str:
 
 def run(args) -> int:
     seconds = args.seconds if args.seconds is not None else DEFAULT_SECONDS
+    given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}
     result = measure(args.game, args.checkpoint, seconds, BACKENDS, DEALS, SLOTS, BATCH_SIZES,
-                     progress=lambda m: print(m, file=sys.stderr))
+                     progress=lambda m: print(m, file=sys.stderr), options=given or None)
     print(format_table(result))
     if args.json:
         with open(args.json, "w") as f:

@@ -8,10 +8,6 @@ import pytest
 from openlandlord.export import latency
 from openlandlord.cli import main
 from openlandlord.errors import UserError
-
-pytest.importorskip("openlandlord.games.doudizhu._referee")
-
-
 def test_percentiles_of_a_known_sample():
     # 1..100 ms, shuffled: numpy's linear interpolation puts p95 at 95 + 0.05 * (96 - 95).
     times_ns = np.random.default_rng(0).permutation(np.arange(1, 101)) * 1_000_000
@@ -43,12 +39,27 @@ def test_decision_states_are_real_choices():
 
 
 def test_shengji_states_skip_follows_too_large_to_list(monkeypatch):
-    # Deal 16 reaches a follow with more legal plays than the referee lists.
-    built = []
-    first_offered = latency._first_offered
-    monkeypatch.setattr(latency, "_first_offered", lambda state: built.append(1) or first_offered(state))
+    # Deal 16 reaches a follow with more legal plays than the referee lists: it is built card
+    # by card through the decision loop, and never collected as a position.
+    seen = []
+    loop = latency.decisions
+
+    def watched(state, cap):
+        answer = None
+        gen = loop(state, cap)
+        try:
+            decision = next(gen)
+            while True:
+                seen.append(decision)
+                answer = yield decision
+                decision = gen.send(answer)
+        except StopIteration as stop:
+            return stop.value
+    monkeypatch.setattr(latency, "decisions", watched)
     states = latency.decision_states("shengji", deals=1, seed=16)
-    assert built and states and all(len(s.legal_moves()) >= 2 for s in states)
+    assert states and all(len(s.legal_moves()) >= 2 for s in states)
+    assert any(d.legal is None for d in seen)
+    assert len(states) == sum(d.legal is not None and d.prefix is None for d in seen)
 
 
 @pytest.fixture(scope="module")

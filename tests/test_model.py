@@ -261,7 +261,7 @@ def test_bad_config_is_a_user_error():
         ModelConfig.for_game("doudizhu", belief_mode="sometimes")
     with pytest.raises(UserError, match="divisible"):
         ModelConfig.for_game("doudizhu", heads=5)
-    with pytest.raises(UserError, match="preset"):
+    with pytest.raises(UserError, match="unknown game"):
         ModelConfig.for_game("chess")
 
 

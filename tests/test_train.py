@@ -20,9 +20,6 @@ from openlandlord.errors import UserError
 from openlandlord.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-pytest.importorskip("openlandlord.games.doudizhu._referee")
-
-# A small, quick student; a high learning rate so two short epochs visibly learn.
 TINY = ["batch_size=32", "lr=0.005", "warmup_steps=5", "log_every=2", "eval_batch_size=64",
         "model.d_model=16", "model.ff=32", "model.layers=1", "model.heads=2", "model.adapter_rank=2"]
 
@@ -339,7 +336,7 @@ def test_bench_measures_samples_per_second(data, tmp_path):
     (["--batch-sizes", "64,x"], "expected integers"),
     (["--batch-sizes", "0"], "must be positive"),
     (["--seconds", "0"], "must be above zero"),  # the CLI's own check since its latest change
-    (["--game", "shengji"], "Dou Dizhu student only"),
+    (["--game", "shengji", "--bidding", "points"], "--bidding is not an option of shengji"),
 ])
 def test_bench_bad_arguments_exit_2(capsys, args, message):
     assert main(["bench", "train"] + args) == 2
@@ -418,7 +415,6 @@ def test_value_target_shengji_is_the_team_points_margin(tmp_path):
     """On real recorded Shengji decisions the value head's target is the seat's team points
     margin around 80 (declarers: 80 - attacker points, attackers: attacker points - 80),
     scaled by 80, the same in the trainer and the dataset's batches."""
-    pytest.importorskip("openlandlord.games.shengji._referee")
     from openlandlord import features
     from openlandlord.model import ModelConfig
 

@@ -29,6 +29,7 @@ import numpy as np
 from mlx.utils import tree_flatten
 
 from .. import features
+from ..games import spec as game_spec
 from ..errors import UserError
 
 ARCHITECTURE = "LandlordFormer-Lite"
@@ -38,26 +39,6 @@ MASK_VALUE = 1e4
 
 BELIEF_MODES = ("expect", "full", "off")
 VALUE_TARGETS = ("score", "winloss")
-
-# Feature sizes as openlandlord.features gives them (the trainer passes the featurizer's own
-# values, so these only matter for tests and benchmarks). Dou Dizhu's fourth role is a seat
-# deciding during bidding.
-_GAME_PRESETS = {
-    "doudizhu": dict(state_feat_dim=48, action_feat_dim=103, num_roles=4,
-                     role_names=("landlord", "landlord_down", "landlord_up", "bidding"),
-                     belief_slots=15, belief_holders=2, belief_max_count=4, max_state_tokens=34,
-                     value_scale=features.value_scale("doudizhu")),
-    "shengji": dict(state_feat_dim=32, action_feat_dim=77, num_roles=4,
-                    role_names=("declarer", "attacker_next", "declarer_partner", "attacker_prev"),
-                    belief_slots=54, belief_holders=3, belief_max_count=2, max_state_tokens=59,
-                    # The value head regresses the team's points margin (features.value_score),
-                    # +-80 around the threshold: features.value_scale says why 80.
-                    value_scale=features.value_scale("shengji"),
-                    # 120 (not 128): the featurizer's dims then give 152,308 parameters, inside
-                    # the issue's 125k-155k with room for a few more feature columns.
-                    ff=120),
-}
-
 
 # ModelConfig fields that the featurizer decides (`for_features`); the others may be set.
 FEATURE_FIELDS = ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots", "belief_holders",
@@ -114,10 +95,17 @@ class ModelConfig:
 
     @classmethod
     def for_game(cls, game: str, **overrides) -> "ModelConfig":
-        """The default student for a game; `overrides` set any field (feature dims first)."""
-        if game not in _GAME_PRESETS:
-            raise UserError(f"no student preset for game {game!r}; known: {sorted(_GAME_PRESETS)}")
-        return cls(**{**_GAME_PRESETS[game], "game": game, **overrides})
+        """The default student for a game: the featurizer's sizes, the game spec's student
+        preset (role names, any architecture change) and value scale; `overrides` set any
+        field. `for_features` is what training and export use (it also records the feature
+        version and refuses to override the featurizer's sizes)."""
+        spec = game_spec(game)
+        dims = features.dims(game)
+        preset = {k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
+                                       "belief_slots", "belief_holders", "belief_max_count")}
+        preset.update(max_state_tokens=dims["max_tokens"], value_scale=spec.value_scale,
+                      **spec.student_preset())
+        return cls(**{**preset, "game": game, **overrides})
 
     @classmethod
     def for_features(cls, game: str, **overrides) -> "ModelConfig":

@@ -57,11 +57,7 @@ def played_samples(deals: int, seed: int, bidding: str = "call-rob"):
     from .. import features
     from ..games import new_deal
 
-    dims = features.dims("doudizhu")
-    cfg = ModelConfig.for_game("doudizhu", role_names=(), max_state_tokens=dims["max_tokens"],
-                               feature_version=str(dims["feature_version"]),
-                               **{k: dims[k] for k in ("state_feat_dim", "action_feat_dim", "num_roles",
-                                                       "belief_slots", "belief_holders", "belief_max_count")})
+    cfg = ModelConfig.for_features("doudizhu")
     rng = np.random.default_rng(seed)
     samples = []
     for deal in range(deals):
