@@ -34,9 +34,9 @@ from pathlib import Path
 
 from openlandlord import provenance
 from openlandlord.errors import UserError
+from openlandlord.games import GAMES, all_options, game_options, spec as game_spec
 
 ROOT = Path(__file__).resolve().parent.parent
-OPPONENTS = ("rule", "rlcard", "pimc")
 
 
 @dataclass(frozen=True)
@@ -54,36 +54,12 @@ class Recipe:
     round_set: tuple = ()  # and for every mix round's student (not the first student)
 
 
-RECIPES = {
-    # The reference study's sizes are one mix round: --mix-deals 500 --epochs 6,12 (~25k
-    # decisions here). The shipped student adds more rounds in which the previous student
-    # chooses half of the moves (docs/models.md: why, and the timings).
-    # The last student trains longer at a higher peak rate: 16 epochs at 2e-3 against 8 at
-    # 1e-3 took the test win rate against pimc from 0.389 to 0.477 (docs/models.md).
-    "doudizhu": Recipe(teacher="pimc", deals=500, mix_deals=(500, 1000, 6000), mix_fraction=0.5,
-                       epochs=(6, 12, 6, 16), dev=["--deal-set", "doudizhu-dev-300"],
-                       opponents=OPPONENTS, train_set=(), final_set=("lr=0.002",)),
-    # Shengji: the points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal
-    # against rule:expert, where the default levels teacher makes +3), two mix rounds; every
-    # round's student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3,
-    # round 1); round 2 (its mix moves chosen by round 1's student) took dev to +9.0 and
-    # test to +10.1 (docs/models.md).
-    "shengji": Recipe(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500, 1500),
-                      mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-dev-200"],
-                      opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
-                      round_set=("lr=0.002",)),
-}
-# --quick: the same steps at tiny sizes (a test runs it end to end in seconds). The teacher
-# searches 4 worlds and the student is a small one; its figures mean nothing.
-_SMALL = ("model.d_model=16", "model.ff=32", "model.layers=1", "batch_size=32")
-QUICK = {
-    "doudizhu": Recipe(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
-                       epochs=(1, 1), dev=["--deals", "1"],
-                       opponents=("rule", "rlcard", "pimc:worlds=4"), train_set=_SMALL),
-    "shengji": Recipe(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
-                      mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
-                      opponents=("rule:expert",), train_set=_SMALL),
-}
+# Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
+# tests: the teacher searches 4 worlds, the student is a small one, its figures mean
+# nothing) live with the game, in its spec (`ship_recipe`, `ship_quick_recipe`), with the
+# measurements that chose them.
+RECIPES = {name: Recipe(**game_spec(name).ship_recipe) for name in GAMES}
+QUICK = {name: Recipe(**game_spec(name).ship_quick_recipe) for name in GAMES}
 
 
 def _cli(*args) -> list[str]:
@@ -167,7 +143,7 @@ def _round_dirs(out_dir: Path, rounds: int) -> list[tuple[Path, Path]]:
 def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: int = 1,
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
          mix_deals: tuple | None = None, epochs: tuple | None = None,
-         dry_run: bool = False) -> dict | None:
+         dry_run: bool = False, options: dict | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student."""
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
@@ -198,7 +174,9 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
              "train": seed, "eval": 0}
 
     teacher_data = data / "teacher"
-    run.step("generate-teacher", _cli("generate", "--game", game, "--teacher", recipe.teacher,
+    # Game options (`--bidding`, `--rules`) given to ship go to every generate and eval.
+    flags = [x for name, value in (options or {}).items() for x in (game_spec(game).option(name).flag, value)]
+    run.step("generate-teacher", _cli("generate", "--game", game, *flags, "--teacher", recipe.teacher,
                                       "--deals", recipe.deals, "--out", teacher_data,
                                       "--workers", workers, "--seed", seed),
              (teacher_data / "manifest.json").exists())
@@ -210,7 +188,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
     previous, round_info = first, []
     for r, ((mix_data, student), deals, round_epochs) in enumerate(zip(rounds, mix_deals, epochs[1:]), 1):
         mix_spec = f"student:{_arg(previous)}:{recipe.mix_fraction}"
-        run.step(f"generate-mix-{r}", _cli("generate", "--game", game, "--teacher", recipe.teacher,
+        run.step(f"generate-mix-{r}", _cli("generate", "--game", game, *flags, "--teacher", recipe.teacher,
                                            "--deals", deals, "--mix", mix_spec, "--out", mix_data,
                                            "--workers", workers, "--seed", seed + r),
                  (mix_data / "manifest.json").exists())
@@ -228,7 +206,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
             if not dry_run:
                 path.parent.mkdir(parents=True, exist_ok=True)
             run.step(f"eval-{final.name}-{label}-{opponent}",
-                     _cli("eval", "--game", game, "--agent", f"student:{_arg(final)}", "--opponent", opponent,
+                     _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(final)}", "--opponent", opponent,
                           *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
                           "--ledger", Path(ledger).resolve()),
                      path.exists())
@@ -243,7 +221,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
                for _, student in rounds[:-1] if (out_dir / "eval" / student.name).is_dir()}
     config = json.loads((final / "config.json").read_text())
     results = {
-        "game": game, "quick": quick, "git_sha": provenance.git_sha(),
+        "game": game, "options": dict(options or {}), "quick": quick, "git_sha": provenance.git_sha(),
         "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
         "teacher": recipe.teacher, "deals": recipe.deals, "first_epochs": epochs[0], "rounds": round_info,
         "seeds": seeds, "train_set": list(recipe.train_set), "final_set": list(recipe.final_set),
@@ -273,7 +251,10 @@ def _counts(text: str) -> tuple:
 
 def main(argv=None, prog: str = "openlandlord ship") -> int:
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    p.add_argument("--game", default="doudizhu")
+    p.add_argument("--game", choices=GAMES, default="doudizhu")
+    for opt in all_options().values():
+        p.add_argument(opt.flag, dest=opt.name, choices=opt.choices, default=None,
+                       help=f"{opt.help} (default {opt.default})")
     p.add_argument("--out", required=True, help="working directory: datasets, runs, eval JSONs")
     p.add_argument("--ship", default=None,
                    help="where the student ships (default data/models/GAME; with --quick, OUT/shipped)")
@@ -299,7 +280,9 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     try:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
-             epochs=args.epochs, dry_run=args.dry_run)
+             epochs=args.epochs, dry_run=args.dry_run,
+             options={k: v for k, v in game_options(args.game, args).items()
+                      if getattr(args, k, None) is not None})
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -22,17 +22,12 @@ from pathlib import Path
 
 from . import blas
 from .errors import UserError
+from .games import GAMES, game_options, spec as game_spec
 from .provenance import git_sha
 
-# Sized to finish in <= 15 minutes on a 2-core CPU (README: the measured stage times).
-DEFAULTS = {
-    "doudizhu": {"teacher": "pimc", "deals": 800, "epochs": 10,
-                 "eval_deals": 300, "opponents": ("rule", "rlcard")},
-    # Shengji: the points objective costs the same search and makes the stronger teacher
-    # (docs/pimc.md: +7 points a deal against rule:expert at 16 worlds, against +3).
-    "shengji": {"teacher": "pimc:objective=points", "deals": 150, "epochs": 8,
-                "eval_deals": 100, "opponents": ("rule:expert",)},
-}
+# Each game's defaults (teacher, deals, epochs, eval deals, opponents) live with the game,
+# in its spec's `quickstart`, sized to finish in <= 15 minutes on a 2-core CPU.
+DEFAULTS = {name: game_spec(name).quickstart for name in GAMES}
 
 
 def _stage(name: str, args: list[str], done: Path | None, log: list[dict], env: dict) -> None:
@@ -92,12 +87,15 @@ def summary_rows(game: str, out: Path) -> list[tuple[str, str]]:
 def run(args) -> int:
     game = args.game
     plan = DEFAULTS[game]
+    # The game options given (`--bidding`, `--rules`) go to every stage that makes deals.
+    given = {k: v for k, v in game_options(game, args).items() if getattr(args, k, None) is not None}
+    flags = [x for name, value in given.items() for x in (game_spec(game).option(name).flag, value)]
     out = Path(getattr(args, "out", None) or f"runs/quickstart-{game}")
     out.mkdir(parents=True, exist_ok=True)
     env = blas.preloaded(os.environ)
     log: list[dict] = []
     started = time.perf_counter()
-    _stage("generate", ["generate", "--game", game, "--teacher", plan["teacher"], "--deals",
+    _stage("generate", ["generate", "--game", game, *flags, "--teacher", plan["teacher"], "--deals",
                         str(plan["deals"]), "--out", str(out / "data"), "--seed", "0"],
            out / "data" / "manifest.json", log, env)
     model = out / "model"
@@ -107,7 +105,7 @@ def run(args) -> int:
     _stage("export", ["export", "--checkpoint", str(out / "model"), "--out",
                       str(out / "student.mlpackage"), "--precision", "fp16"],
            out / "student.mlpackage", log, env)
-    _stage("bench latency", ["bench", "latency", "--game", game, "--checkpoint", str(out / "model"),
+    _stage("bench latency", ["bench", "latency", "--game", game, *flags, "--checkpoint", str(out / "model"),
                              "--json", str(out / "latency.json")], out / "latency.json", log, env)
     for opponent in plan["opponents"]:
         if opponent == "rlcard" and importlib.util.find_spec("rlcard") is None:
@@ -115,7 +113,7 @@ def run(args) -> int:
                   "(pip install -e '.[baselines]' adds it)", flush=True)
             continue
         name = opponent.replace(":", "-")
-        _stage(f"eval vs {opponent}", ["eval", "--game", game, "--agent", f"student:{out / 'model'}",
+        _stage(f"eval vs {opponent}", ["eval", "--game", game, *flags, "--agent", f"student:{out / 'model'}",
                                        "--opponent", opponent, "--deals", str(plan["eval_deals"]),
                                        "--json", str(out / f"eval-{name}.json"),
                                        "--report", str(out / f"report-{name}")],
@@ -132,7 +130,8 @@ def run(args) -> int:
               *[f"| {s['stage']} | {'skipped' if s['skipped'] else s['seconds']} | `{s['command']}` |"
                 for s in log]]
     (out / "REPORT.md").write_text("\n".join(report) + "\n")
-    (out / "stages.json").write_text(json.dumps({"game": game, "git_sha": git_sha(), "stages": log},
+    (out / "stages.json").write_text(json.dumps({"game": game, "options": game_options(game, args),
+                                                 "git_sha": git_sha(), "stages": log},
                                                 indent=2) + "\n")
     print(f"report: {out / 'REPORT.md'}")
     return 0

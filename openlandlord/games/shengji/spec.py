@@ -46,6 +46,26 @@ class ShengjiSpec(BaseSpec):
     symmetric = True          # team against team: swapping agent and opponent plays the same games
     bench_options: dict = {}
 
+    # -- recipes: what `openlandlord quickstart` and `openlandlord ship` run for this game ------
+    # The points objective costs the same search and makes the stronger teacher (docs/pimc.md:
+    # +7 points a deal against rule:expert at 16 worlds, against +3).
+    quickstart = {"teacher": "pimc:objective=points", "deals": 150, "epochs": 8,
+                  "eval_deals": 100, "opponents": ("rule:expert",)}
+    # The points-objective teacher with 64 worlds (docs/pimc.md: +15 points a deal against
+    # rule:expert, where the default levels teacher makes +3), two mix rounds; every round's
+    # student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3, round 1);
+    # round 2 (its mix moves chosen by round 1's student) took dev to +9.0 and test to +10.1
+    # (docs/models.md).
+    ship_recipe = dict(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500, 1500),
+                       mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-dev-200"],
+                       opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
+                       round_set=("lr=0.002",))
+    ship_quick_recipe = dict(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
+                             mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
+                             opponents=("rule:expert",),
+                             train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
+                                        "batch_size=32"))
+
     @property
     def observation_type(self):
         from .state import Observation
