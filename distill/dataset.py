@@ -21,9 +21,8 @@ from openlandlord.errors import UserError
 from openlandlord.games import spec as game_spec
 
 from . import shards
+from .schema import MANIFEST, SPLITS
 
-MANIFEST = "manifest.json"
-SPLITS = ("train", "val", "test")
 
 
 @dataclass(frozen=True)

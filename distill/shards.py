@@ -20,6 +20,8 @@ import numpy as np
 
 from openlandlord.errors import UserError
 
+from .schema import DEAL_TENSORS, MOVE_TENSORS, RECORD_TENSORS, SHARD_KEYS
+
 FORMAT = "openlandlord-decisions"
 FORMAT_VERSION = 2  # 2: rec_factored (card-by-card Shengji builds)
 
@@ -164,7 +166,7 @@ def _content_sha256(shard_text: str, data: bytes) -> str:
 def check_layout(t: dict[str, np.ndarray], info: dict) -> None:
     """Every offset table monotone and ending where its data ends, every per-deal, per-record
     and per-move tensor of the right length, every index in range; raises ValueError."""
-    for key in ("run", "roles", "choosers", "splits", "move_encoding", "num_seats"):
+    for key in SHARD_KEYS:
         if key not in info:
             raise ValueError(f"metadata lacks {key!r}")
     d = len(t["deal_id"])
@@ -182,16 +184,15 @@ def check_layout(t: dict[str, np.ndarray], info: dict) -> None:
     m = int(t["rec_legal_offsets"][-1]) if len(t["rec_legal_offsets"]) else -1
     offsets("rec_legal_offsets", n, m)
     offsets("move_offsets", m, len(t["move_text"]))
-    for name in ("deal_seed", "deal_split", "deal_payoffs"):
+    for name in DEAL_TENSORS[1:]:
         if len(t[name]) != d:
             raise ValueError(f"{name} has {len(t[name])} rows for {d} deals")
     if t["deal_payoffs"].shape != (d, info["num_seats"]):
         raise ValueError(f"deal_payoffs has shape {t['deal_payoffs'].shape}")
-    for name in ("rec_split", "rec_seat", "rec_role", "rec_step", "rec_factored", "rec_chooser",
-                 "rec_teacher_choice", "rec_played", "rec_temperature", "rec_score"):
+    for name in RECORD_TENSORS[1:]:
         if len(t[name]) != n:
             raise ValueError(f"{name} has {len(t[name])} rows for {n} decisions")
-    for name in ("move_teacher_score", "move_teacher_policy"):
+    for name in MOVE_TENSORS:
         if len(t[name]) != m:
             raise ValueError(f"{name} has {len(t[name])} rows for {m} moves")
     legal_count = np.diff(t["rec_legal_offsets"])

@@ -226,3 +226,11 @@ def test_yardstick_and_human_are_never_teachers_regression(tmp_path, teacher, ca
     from openlandlord.cli import main
     assert main(["generate", "--teacher", teacher, "--deals", "1", "--out", str(tmp_path / "d")]) == 2
     assert "teacher" in capsys.readouterr().err
+
+
+def test_a_shard_holds_every_tensor_of_the_schema():
+    from openlandlord.distill import schema
+    config = gen.RunConfig("doudizhu", {"bidding": "none"}, "random", None, 0.2, 0, 2, 2)
+    teacher = agents.make("random", 0)
+    tensors, _ = gen.pack(config, [gen.play_deal(config, i, teacher) for i in range(2)])
+    assert set(schema.DEAL_TENSORS + schema.RECORD_TENSORS + schema.MOVE_TENSORS) <= set(tensors)
