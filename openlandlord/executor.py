@@ -15,7 +15,7 @@ results are the same whatever the backend and worker count, provided `fn` derive
 randomness from its task (seeds in the task, nothing shared between tasks).
 
 Backends (`BACKENDS`):
-- "local": `workers` processes (default: one per CPU). One worker, or a single task, runs
+- "local": `workers` processes (default: one per CPU; never more than tasks). One worker, or a single task, runs
   in this process without a pool. More use a spawn-context process pool (spawn, not fork:
   a task may hold threads, torch's or MLX's, that fork would break), its workers started
   with OpenBLAS preloaded (`_fast_blas_for_workers`).
@@ -27,9 +27,14 @@ Backends (`BACKENDS`):
   installed for: workers import `fn` from the installed package and nothing is uploaded.
   A process already connected to Ray (`ray.init` called before) keeps its connection. Ray
   is an optional extra (`pip install 'openlandlord[ray]'`), imported only by this backend.
+  Ray's own settings apply as Ray documents them: joining a cluster that uses token
+  authentication needs RAY_AUTH_MODE=token and its token (RAY_AUTH_TOKEN or
+  ~/.ray/auth_token); on macOS Ray keeps to one machine unless
+  RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=1.
 
-Progress. Each task counts its units and sends them on at most every `REPORT_EVERY`
-seconds, tagged with its index: through a multiprocessing queue that the parent polls
+Progress. In this process `report` calls `on_progress` at once. In a worker, each task
+counts its units and sends them on at most every `REPORT_EVERY` seconds, tagged with its
+index: through a multiprocessing queue that the parent polls
 (local pool), or a `ray.util.queue.Queue` actor (Ray). A finished task also returns its
 total with its result, and the parent credits whatever of it has not arrived yet and drops
 that task's later messages, so the counts add up exactly even though messages and results
@@ -37,7 +42,8 @@ travel by different channels.
 
 Failure. The first task that raises stops the call: the tasks not started are cancelled,
 the running ones are killed, and the task's own exception is raised in the parent (under
-Ray, chained to Ray's error, which carries the worker's traceback). Closing the iterator
+Ray, chained to Ray's error, which carries the worker's traceback; a worker that cannot
+import `fn` is a UserError saying every node needs openlandlord). Closing the iterator
 early (`break`, Ctrl-C) stops the remaining tasks the same way. `initializer()`, when
 given, runs once in every worker process before its first task of the call (in this
 process when there is no pool): the place to clear a per-process cache.
@@ -78,7 +84,10 @@ def run_tasks(fn: Callable[[Any, Callable[..., None]], Any], tasks: Iterable, *,
         raise UserError(f"--address {address} needs --backend ray")
     tasks = list(tasks)
     if backend == "ray":
-        return _run_ray(_import_ray(), fn, tasks, workers, address, on_progress, initializer)
+        ray = _import_ray()
+        if address is not None:
+            _check_answers(address)
+        return _run_ray(ray, fn, tasks, workers, address, on_progress, initializer)
     workers = min(workers or os.cpu_count() or 1, len(tasks))
     if workers <= 1:
         return _run_here(fn, tasks, on_progress, initializer)
@@ -239,27 +248,54 @@ def _connect(ray, address: str | None, workers: int | None) -> bool:
         return False
     if address is None:
         with _fast_blas_for_workers():      # the local instance's workers inherit it
-            ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING")
+            ray.init(address="local", num_cpus=workers, include_dashboard=False,
+                     logging_level="WARNING")
         return True
-    host, _, port = address.rpartition(":")
-    if host and port.isdigit():
-        # ray.init retries an unreachable address for a long while; say so at once.
-        try:
-            socket.create_connection((host, int(port)), timeout=5).close()
-        except OSError as exc:
-            raise UserError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc}); "
-                            "start one with `ray start --head` or fix the address") from None
     try:
         ray.init(address=address, logging_level="WARNING")
     except (ConnectionError, RuntimeError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(f"--address {address}: cannot join the Ray cluster ({reason})") from None
+        hint = ("" if os.environ.get("RAY_AUTH_MODE") == "token" else
+                "; if it uses token authentication (Ray's default for new clusters), set "
+                "RAY_AUTH_MODE=token and its token in RAY_AUTH_TOKEN or ~/.ray/auth_token")
+        raise UserError(f"--address {address}: cannot join the Ray cluster ({reason}){hint}") from None
     return True
+
+
+def _check_answers(address: str) -> None:
+    """UserError unless something listens where `address` points. ray.init retries an
+    address where nothing answers for minutes (for "auto" too, when it points at a cluster
+    that died without `ray stop`)."""
+    host, _, port = _where(address).rpartition(":")
+    if "://" in address or not (host and port.isdigit()):
+        return      # a Ray Client address, or one ray.init will reject itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UserError(f"--address {address}: no Ray cluster answers at {host}:{port} "
+                        f"({exc.strerror or exc}); start one with `ray start --head` "
+                        "or fix the address") from None
+
+
+def _where(address: str) -> str:
+    """HOST:PORT of the cluster `address` names ("auto": the one Ray would join, found
+    from RAY_ADDRESS or the last `ray start` on this machine); unchanged if Ray cannot say."""
+    if address != "auto":
+        return address
+    try:
+        # Private: Ray has no public call that says where "auto" points.
+        from ray._private.services import canonicalize_bootstrap_address
+        return canonicalize_bootstrap_address(address) or address
+    except ImportError:
+        return address
+    except ConnectionError:
+        raise UserError("--address auto: no running Ray cluster found on this machine; "
+                        "start one with `ray start --head` or give HOST:PORT") from None
 
 
 def _run_ray(ray, fn, tasks: list, workers: int | None, address: str | None, on_progress,
              initializer) -> Iterator[tuple[int, Any]]:
-    from ray.exceptions import RayTaskError
+    from ray.exceptions import RaySystemError, RayTaskError
     from ray.util.queue import Queue
 
     connected = _connect(ray, address, workers)
@@ -286,7 +322,15 @@ def _run_ray(ray, fn, tasks: list, workers: int | None, address: str | None, on_
                 try:
                     result, total = ray.get(ref)
                 except RayTaskError as error:
-                    raise error.cause from error
+                    cause = error.cause
+                    if isinstance(cause, RaySystemError) and "No module named" in str(cause):
+                        # The worker could not unpickle fn or the task.
+                        missing = str(cause).splitlines()[0].removeprefix("System error: ")
+                        raise UserError(
+                            f"a Ray worker cannot run {fn.__module__}.{fn.__qualname__} "
+                            f"({missing}); every node of the cluster needs openlandlord "
+                            "installed, the same version as here") from None
+                    raise cause from error
                 progress.task_done(index, total)
                 yield index, result
     finally:

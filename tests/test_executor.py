@@ -117,6 +117,25 @@ def test_a_failure_stops_the_running_tasks_rather_than_wait_for_them():
     assert time.monotonic() - started < 15
 
 
+_STARTED_BY = None     # in each process: the pid that ran `note_start` there
+
+
+def note_start():
+    global _STARTED_BY
+    _STARTED_BY = os.getpid()
+
+
+def started_here(task, report):
+    return _STARTED_BY == os.getpid()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_initializer_runs_in_every_process_that_runs_tasks(workers, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "_STARTED_BY", None)
+    ran = dict(run_tasks(started_here, range(4), workers=workers, initializer=note_start))
+    assert ran == {i: True for i in range(4)}
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"backend": "dask"}, "unknown backend 'dask'; choose one of local, ray"),
     ({"workers": 0}, "--workers must be at least 1, got 0"),
@@ -181,40 +200,53 @@ def ray_installed():
 @pytest.fixture(scope="module")
 def ray_head(ray_installed, tmp_path_factory):
     """The address of a Ray head on 127.0.0.1, two CPUs, torn down after the module."""
-    import ray.cloudpickle
-    # Ray workers cannot import this test module by name (tests/ is not on their path):
-    # ship its functions by value. openlandlord itself they import from the install.
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray_cli = Path(sys.executable).with_name("ray")
-    names = ["--port", "--dashboard-agent-listen-port",
-             "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port",
-             "--object-manager-port", "--node-manager-port", "--dashboard-port"]
+    # Ray's settings for the head and for this process, its driver: loopback only (Ray's
+    # single-machine mode, the default on macOS; on Linux it would swap 127.0.0.1 for the
+    # machine's network address) and a token of the test's own (new clusters require a
+    # token; this keeps ~/.ray/auth_token out of it).
+    settings = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token",
+                "RAY_AUTH_TOKEN": os.urandom(16).hex(), "RAY_USAGE_STATS_ENABLED": "0"}
+    names = ["--port", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+             "--runtime-env-agent-port", "--metrics-export-port", "--object-manager-port",
+             "--node-manager-port", "--dashboard-port"]
     ports = dict(zip(names, _free_ports(len(names))))
+    ray_cli = Path(sys.executable).with_name("ray")
     command = [str(ray_cli if ray_cli.exists() else "ray"), "start", "--head",
                "--node-ip-address", "127.0.0.1", "--num-cpus", "2", "--disable-usage-stats",
                "--include-dashboard=false", "--temp-dir", str(tmp_path_factory.mktemp("ray")),
                *[str(x) for pair in ports.items() for x in pair]]
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    starter = subprocess.Popen(command, env=env, start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    pgid = starter.pid          # the session's group: every Ray process started from it
-    try:
-        output, _ = starter.communicate(timeout=60)
-        assert starter.returncode == 0, f"ray start failed:\n{output}"
-        yield f"127.0.0.1:{ports['--port']}"
-    finally:
-        ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-        for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-            with_deadline = time.monotonic() + grace
-            try:
-                os.killpg(pgid, sig)
-            except ProcessLookupError:
-                break
-            while _alive_in_group(pgid) and time.monotonic() < with_deadline:
-                time.sleep(0.1)
-            if not _alive_in_group(pgid):
-                break
-        assert not _alive_in_group(pgid), f"Ray processes left running: {_alive_in_group(pgid)}"
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in settings.items():
+            env.setenv(name, value)
+        import ray.cloudpickle
+        # Ray workers cannot import this test module by name (tests/ is not on their
+        # path): ship its functions by value. openlandlord they import from the install.
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        starter = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        pgid = starter.pid      # the new session's group: every Ray process started from it
+        try:
+            output, _ = starter.communicate(timeout=60)
+            assert starter.returncode == 0, f"ray start failed:\n{output}"
+            yield f"127.0.0.1:{ports['--port']}"
+        finally:
+            ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+            _stop_group(pgid)
+
+
+def _stop_group(pgid: int) -> None:
+    """SIGTERM, then SIGKILL, to process group `pgid`; fails if anything of it survives."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + 5.0
+        while _alive_in_group(pgid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not _alive_in_group(pgid):
+            return
+    assert not _alive_in_group(pgid), f"Ray processes left running: {_alive_in_group(pgid)}"
 
 
 def test_ray_plays_the_same_games_as_local_processes(ray_head, here):
@@ -236,7 +268,16 @@ def test_ray_a_failing_task_fails_the_call_with_its_exception(ray_head):
         list(run_tasks(fail_on_three, range(6), backend="ray", address=ray_head, workers=2))
 
 
-def test_ray_an_unreachable_address_is_a_user_error(ray_installed):
+def test_ray_an_unreachable_address_is_a_user_error_before_anything_runs(ray_installed):
     port = _free_ports(1)[0]
-    with pytest.raises(UserError, match=f"--address 127.0.0.1:{port}: no Ray cluster answers there"):
-        list(run_tasks(fail_on_three, [1], backend="ray", address=f"127.0.0.1:{port}"))
+    with pytest.raises(UserError, match=f"--address 127.0.0.1:{port}: no Ray cluster answers"):
+        run_tasks(fail_on_three, [1], backend="ray", address=f"127.0.0.1:{port}")
+
+
+def test_ray_workers_that_cannot_import_the_task_are_a_user_error(ray_head, tmp_path, monkeypatch):
+    (tmp_path / "only_on_the_driver.py").write_text("def double(task, report):\n    return 2 * task\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from only_on_the_driver import double
+    assert dict(run_tasks(double, [4])) == {0: 8}
+    with pytest.raises(UserError, match="cannot run only_on_the_driver.double .*every node"):
+        list(run_tasks(double, [4], backend="ray", address=ray_head))
