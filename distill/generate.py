@@ -38,7 +38,7 @@ from openlandlord.games import game_options, spec as game_spec, to_json
 
 from . import dataset, shards
 from .schema import CHOOSERS, MANIFEST, SPLITS
-from .seeds import (_MASK64, DEAL_SEED_RULE, EVAL_DIR, EVAL_RESERVED, SPLIT_RULE, TRAIN_SEED_PRIME,
+from .seeds import (_MASK64, DEAL_SEED_RULE, EVAL_DIR, EVAL_RESERVED, SPLIT_RULE, TRAIN_SEED_PRIME,  # noqa: F401
                     check_eval_overlap, deal_seed, eval_seeds, split_of, splitmix64)
 
 DEALS_PER_SHARD = 25

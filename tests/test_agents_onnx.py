@@ -4,7 +4,6 @@ scores the same whatever else is in the batch; clear errors for bad files and sp
 import numpy as np
 import pytest
 
-from openlandlord import agents
 from openlandlord.agents import choose, make, parse_spec
 from openlandlord.agents.onnx_agent import make_onnx
 from openlandlord.errors import UserError
@@ -12,12 +11,6 @@ from openlandlord.export import latency
 from openlandlord.export import onnx as onnx_export
 from openlandlord.games import new_deal
 from openlandlord.games.shengji import END
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    # Until openlandlord/agents/__init__.py names it, the test registers the factory.
-    monkeypatch.setitem(agents._FACTORIES, "onnx", "openlandlord.agents.onnx_agent:make_onnx")
 
 
 @pytest.fixture(scope="module", params=["doudizhu", "shengji"])
@@ -95,3 +88,22 @@ def test_bad_files_and_specs(tmp_path, exported):
     state = latency.decision_states(other, deals=1)[0]
     with pytest.raises(UserError, match=f"plays {game}, not {other}"):
         make(f"onnx:{path}").scores(state.observation(state.current_seat), state.legal_moves())
+
+
+def test_the_exported_file_plays_as_the_student_from_the_command_line(tmp_path, capsys):
+    """`openlandlord export --out FILE.onnx`, then `eval --agent onnx:FILE`: the same games as
+    `student:DIR` (the scores agree to ~1e-7, so every argmax does)."""
+    import json
+
+    from openlandlord.cli import main
+    checkpoint = latency.default_checkpoint("doudizhu", str(tmp_path / "student"))
+    assert main(["export", "--checkpoint", checkpoint, "--out", str(tmp_path / "s.onnx")]) == 0
+    figures = []
+    for agent in (f"onnx:{tmp_path / 's.onnx'}", f"student:{checkpoint}"):
+        out = tmp_path / f"{agent[:4]}.json"
+        assert main(["eval", "--game", "doudizhu", "--agent", agent, "--opponent", "rule",
+                     "--deals", "6", "--workers", "1", "--json", str(out),
+                     "--ledger", str(tmp_path / "ledger.jsonl")]) == 0
+        result = json.loads(out.read_text())
+        figures.append({k: result[k] for k in ("win_rate", "mean_score", "per_deal", "moves")})
+    assert figures[0] == figures[1]

@@ -27,9 +27,7 @@ def exported(tmp_path_factory):
 
 
 @pytest.fixture
-def export_command(monkeypatch):
-    # The handler the CLI maps `export` to (openlandlord/cli.py may still name coreml's).
-    monkeypatch.setitem(cli.HANDLERS, ("export",), "openlandlord.export:run")
+def export_command():
     return lambda *args: cli.main(["export", *args])
 
 
