@@ -14,7 +14,7 @@ instead of once per move; the result is the same up to float rounding.
 
 DouZero has no bidding model: in a bidding phase this agent bids with the `rule` bot.
 
-`python -m openlandlord.agents.douzero_agent --check N` compares these scores with DouZero's
+`python -m openlandlord.games.doudizhu.douzero_agent --check N` compares these scores with DouZero's
 own `get_obs` + network on N random positions of all three seats (needs the `douzero` pip
 package; random weights, saved from DouZero's own model classes).
 """
@@ -346,7 +346,7 @@ def main(argv=None) -> int:
     import tempfile
 
     parser = argparse.ArgumentParser(
-        prog="python -m openlandlord.agents.douzero_agent",
+        prog="python -m openlandlord.games.doudizhu.douzero_agent",
         description="Check our DouZero scores against DouZero's own DeepAgent on random "
                     "positions, with random-weight checkpoints from DouZero's model classes.")
     parser.add_argument("--check", type=int, required=True, metavar="N",
