@@ -3,14 +3,16 @@ process pool and on Ray; progress counts add up; a failing task fails the call w
 exception; bad settings are one UserError.
 
 The Ray tests run against a real head node that the `ray_head` fixture starts on 127.0.0.1
-with `ray start --head` (free ports, its own temp dir, two CPUs) in a new session, so that
-every Ray process it spawns (GCS, raylet, agents, the workers our tasks run in) shares one
-process group. The fixture tears the head down by signalling that group only and checks
-that nothing of it is still running: `ray stop --force` would kill every Ray process of
-this user on the machine by name, other people's included. They are skipped only when Ray
-is not installed and CI is unset; on CI (`pip install -e '.[test]'` brings Ray) a missing
-Ray fails them.
+with `ray start --head` (free ports, its own temp dir, two CPUs, loopback only, a token of
+its own) in a new session: every Ray process it spawns is in that session's process group
+(GCS, raylet, agents) or descends from one that is (the workers our tasks run in, which
+start in sessions of their own as children of the raylet). The fixture tears the head
+down by signalling those processes, each by its pid, and fails if any survives: `ray stop
+--force` would kill every Ray process of this user on the machine by name, other people's
+included. The Ray tests are skipped only when Ray is not installed and CI is unset; on CI
+(`pip install -e '.[test]'` brings Ray) a missing Ray fails them.
 """
+import contextlib
 import importlib.util
 import os
 import signal
@@ -173,9 +175,9 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
-def _alive_in_group(pgid: int) -> list[str]:
-    """The processes of group `pgid` that are still running (zombies excluded)."""
-    alive = []
+def _processes() -> dict[int, tuple[int, int, str, str]]:
+    """Every running process (zombies excluded): pid -> (ppid, pgid, start time, name)."""
+    table = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -183,10 +185,43 @@ def _alive_in_group(pgid: int) -> list[str]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()      # after "pid (comm) "
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(stat[:stat.rindex(")") + 1])
-    return alive
+        name, fields = stat[:stat.rindex(")") + 1], stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z":        # fields after "pid (comm)": state, ppid, pgrp, ... start
+            table[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[19], name)
+    return table
+
+
+def _family(pgid: int) -> dict[int, tuple]:
+    """The processes of group `pgid` and all their descendants (Ray's workers start in
+    sessions of their own, children of the raylet)."""
+    table = _processes()
+    family = {pid: row for pid, row in table.items() if row[1] == pgid}
+    grown = True
+    while grown:
+        children = {pid: row for pid, row in table.items() if row[0] in family and pid not in family}
+        family.update(children)
+        grown = bool(children)
+    return family
+
+
+def _stop_family(pgid: int) -> None:
+    """SIGTERM, then SIGKILL, to the group `pgid` started and everything it spawned, each
+    by its pid; fails if any of them survives."""
+    family = _family(pgid)
+
+    def alive():
+        now = _processes()
+        return [row[3] for pid, row in family.items() if now.get(pid, (0, 0, None))[2] == row[2]]
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid, row in family.items():
+            if _processes().get(pid, (0, 0, None))[2] == row[2]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+        deadline = time.monotonic() + 5.0
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert not alive(), f"Ray processes left running: {alive()}"
 
 
 @pytest.fixture(scope="module")
@@ -231,22 +266,7 @@ def ray_head(ray_installed, tmp_path_factory):
             yield f"127.0.0.1:{ports['--port']}"
         finally:
             ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-            _stop_group(pgid)
-
-
-def _stop_group(pgid: int) -> None:
-    """SIGTERM, then SIGKILL, to process group `pgid`; fails if anything of it survives."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + 5.0
-        while _alive_in_group(pgid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if not _alive_in_group(pgid):
-            return
-    assert not _alive_in_group(pgid), f"Ray processes left running: {_alive_in_group(pgid)}"
+            _stop_family(pgid)
 
 
 def test_ray_plays_the_same_games_as_local_processes(ray_head, here):
