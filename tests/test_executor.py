@@ -213,12 +213,14 @@ def _stop_family(pgid: int) -> None:
         now = _processes()
         return [row[3] for pid, row in family.items() if now.get(pid, (0, 0, None))[2] == row[2]]
 
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    # GCS, raylet and two agents sit out SIGTERM for well over 8 s: a second is grace enough
+    # for the rest (the workers) before SIGKILL.
+    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
         for pid, row in family.items():
             if _processes().get(pid, (0, 0, None))[2] == row[2]:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, sig)
-        deadline = time.monotonic() + 5.0
+        deadline = time.monotonic() + grace
         while alive() and time.monotonic() < deadline:
             time.sleep(0.1)
     assert not alive(), f"Ray processes left running: {alive()}"
@@ -237,8 +239,8 @@ def ray_head(ray_installed, tmp_path_factory):
     """The address of a Ray head on 127.0.0.1, two CPUs, torn down after the module."""
     # Ray's settings for the head and for this process, its driver: loopback only (Ray's
     # single-machine mode, the default on macOS; on Linux it would swap 127.0.0.1 for the
-    # machine's network address) and a token of the test's own (new clusters require a
-    # token; this keeps ~/.ray/auth_token out of it).
+    # machine's network address; read when ray is first imported, below) and a token of
+    # the test's own (new clusters require one; this keeps ~/.ray/auth_token out of it).
     settings = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token",
                 "RAY_AUTH_TOKEN": os.urandom(16).hex(), "RAY_USAGE_STATS_ENABLED": "0"}
     names = ["--port", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
