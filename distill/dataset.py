@@ -108,6 +108,17 @@ class Dataset:
         return sum(len(s) for s in self._shards)
 
     @property
+    def game_options(self) -> list[dict]:
+        """The game options its deals were dealt with (one entry per distinct set of options:
+        a union of datasets may mix, e.g., bidding flows)."""
+        runs = self.manifest["parts"].values() if "parts" in self.manifest else [self.manifest]
+        found = []
+        for run in runs:
+            if run.get("rules") not in found:
+                found.append(run.get("rules"))
+        return found
+
+    @property
     def manifest_sha256(self) -> str:
         """What a checkpoint records to name its data: the SHA-256 of manifest.json, or for a
         collection, of each part's name and manifest hash in order."""

@@ -413,7 +413,7 @@ def measure(game: str, teacher: str, mix: dict | None = None, seconds: float = 2
     cores = os.cpu_count() or 1
     overhead_ms = 1000 * (elapsed - timing["teacher"]) / max(1, decisions)
     return {
-        "game": game, "teacher": teacher, "mix": mix, "deals": packed + len(deals),
+        "game": game, "options": config.rules, "teacher": teacher, "mix": mix, "deals": packed + len(deals),
         "decisions": decisions, "seconds": round(elapsed, 3), "decisions_per_s": round(rate, 1),
         "teacher_share": round(timing["teacher"] / elapsed, 3),
         "decisions_per_deal": round(decisions / max(1, packed + len(deals)), 2),

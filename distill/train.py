@@ -100,7 +100,8 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
         if resume_state is None:
             metrics.append(metrics_path, {"kind": "model", "architecture": ARCHITECTURE,
                                           "game": ds.game, "num_parameters": parameters})
-    extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash, "training": cfg.to_dict(),
+    extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash,
+             "game_options": ds.game_options, "training": cfg.to_dict(),
              "processes": size}
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
     if start_epoch >= cfg.epochs and rank == 0:

@@ -304,3 +304,13 @@ def test_any_flipped_header_byte_or_data_byte_is_caught(tmp_path):
         damaged[pos] ^= 0x01
         with pytest.raises(shards.ShardError):
             shards.verify(bytes(damaged), "s")
+
+
+def test_a_dataset_knows_the_game_options_of_its_deals(tmp_path):
+    # Every artefact records the game options that made it: the manifest, and from it the
+    # dataset (a union lists each distinct set) and the checkpoints trained on it.
+    gen.generate(tmp_path / "u" / "none", "doudizhu", "random", 1, seed=1, workers=1, progress=False)
+    gen.generate(tmp_path / "u" / "points", "doudizhu", "random", 1, seed=2, workers=1,
+                 progress=False, options={"bidding": "points"})
+    assert dataset.open(tmp_path / "u" / "points").game_options == [{"bidding": "points"}]
+    assert dataset.open(tmp_path / "u").game_options == [{"bidding": "none"}, {"bidding": "points"}]
