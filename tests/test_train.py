@@ -71,7 +71,7 @@ def test_checkpoint_files_and_keys(run):
         for key in ("architecture", "feature_version", "num_parameters", "game", "git_sha",
                     "dataset_manifest_sha256", "config", "training"):
             assert key in meta, key
-        assert meta["game"] == "doudizhu"
+        assert meta["game"] == "doudizhu" and meta["game_options"] == [{"bidding": "none"}]
         assert meta["config"]["d_model"] == 16
         assert (directory / "weights.safetensors").is_file()
     assert os.readlink(run / "last") == "epoch-0002"
