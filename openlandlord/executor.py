@@ -15,10 +15,10 @@ results are the same whatever the backend and worker count, provided `fn` derive
 randomness from its task (seeds in the task, nothing shared between tasks).
 
 Backends (`BACKENDS`):
-- "local": `workers` processes (default: one per CPU; never more than tasks). One worker, or a single task, runs
-  in this process without a pool. More use a spawn-context process pool (spawn, not fork:
-  a task may hold threads, torch's or MLX's, that fork would break), its workers started
-  with OpenBLAS preloaded (`_fast_blas_for_workers`).
+- "local": `workers` processes (default: one per CPU; never more than tasks). One worker,
+  or a single task, runs in this process without a pool. More use a spawn-context process
+  pool (spawn, not fork: a task may hold threads, torch's or MLX's, that fork would
+  break), its workers started with OpenBLAS preloaded (`_fast_blas_for_workers`).
 - "ray": Ray tasks of one CPU each, at most `workers` in flight when given (otherwise as
   many as the cluster schedules). `address` None starts a private local Ray instance for
   the call (with `workers` CPUs, OpenBLAS preloaded like the local pool) and stops it
@@ -147,7 +147,8 @@ def _ray_task(run: str, initializer, sink, fn, index: int, task) -> tuple[Any, i
 
 class _Progress:
     """The parent's tally: forwards counts to `on_progress`, tops a task up to its total
-    when it finishes and ignores what still arrives for it after that."""
+    when it finishes and ignores what still arrives for it after that. The top-up is
+    negative when Ray ran a task again after its worker died and both runs counted."""
 
     def __init__(self, on_progress: Callable[[int], None] | None):
         self.on_progress = on_progress
