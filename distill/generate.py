@@ -195,7 +195,6 @@ def pack(config: RunConfig, deals: list[dict]) -> tuple[dict[str, np.ndarray], d
 class _ShardTask:
     config: RunConfig
     index: int
-    out: str
     git_sha: str
     stamp: dict
 
@@ -204,11 +203,12 @@ def _agent_seed(config: RunConfig, index: int, who: int) -> int:
     return splitmix64(splitmix64(config.seed & _MASK64) ^ (index << 2 | who)) >> 1
 
 
-def make_shard(task: _ShardTask, on_deal=None) -> dict:
-    # An executor task (`openlandlord.executor.run_tasks`): `on_deal(1)` counts finished deals.
-    """Play one shard's deals and write its file atomically; returns its manifest entry.
-    Agents are built per shard from seeds derived from (seed, shard), which is what makes
-    the bytes independent of which worker plays the shard."""
+def make_shard(task: _ShardTask, on_deal=None) -> tuple[dict, bytes]:
+    """Play one shard's deals; returns its manifest entry and the shard file's bytes, which
+    the driver writes (so a Ray worker on another machine needs no shared --out). Agents are
+    built per shard from seeds derived from (seed, shard), which is what makes the bytes
+    independent of which worker plays the shard. An executor task
+    (`openlandlord.executor.run_tasks`): `on_deal(1)` counts finished deals."""
     config = task.config
     game = game_spec(config.game)
     teacher = agents.make(config.teacher, _agent_seed(config, task.index, 1))
@@ -226,8 +226,7 @@ def make_shard(task: _ShardTask, on_deal=None) -> dict:
             "splits": list(SPLITS), "choosers": list(CHOOSERS),
             "move_encoding": game.move_encoding}
     blob = shards.shard_bytes(tensors, info)
-    shards.write_atomic(Path(task.out) / shard_name(task.index), blob)
-    return _entry(task.index, blob, info)
+    return _entry(task.index, blob, info), blob
 
 
 def _entry(index: int, blob: bytes, info: dict) -> dict:
@@ -354,13 +353,16 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
         raise UserError(f"--out {out} is not empty and holds no dataset; choose an empty or new directory")
 
     stamp = _stamp(seed)
-    tasks = [_ShardTask(config, i, str(out), git_sha, stamp) for i in range(config.num_shards) if i not in done]
-    workers = min(workers or os.cpu_count() or 1, max(1, len(tasks)))
+    tasks = [_ShardTask(config, i, git_sha, stamp) for i in range(config.num_shards) if i not in done]
+    if backend == "local":
+        workers = min(workers or os.cpu_count() or 1, max(1, len(tasks)))
+    # (Ray: --workers as given caps the tasks in flight; none given, the cluster decides.)
     from tqdm import tqdm
     with tqdm(total=deals, initial=sum(e["counts"]["deals"] for e in done.values()), unit="deal",
               desc="generate", disable=not progress) as bar:
-        for _, entry in run_tasks(make_shard, tasks, workers=workers, backend=backend,
-                                  address=address, on_progress=bar.update):
+        for _, (entry, blob) in run_tasks(make_shard, tasks, workers=workers, backend=backend,
+                                          address=address, on_progress=bar.update):
+            shards.write_atomic(out / shard_name(entry["index"]), blob)
             done[entry["index"]] = entry
     manifest = _manifest(config, [done[i] for i in range(config.num_shards)], git_sha, stamp, eval_check)
     shards.write_atomic(out / MANIFEST, manifest_bytes(manifest))

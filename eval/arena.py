@@ -217,6 +217,7 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     Each worker gets two chunks of whole deals per pair: big chunks keep many games in
     flight for a batching agent, two per worker even out the load."""
     game = game_spec(deal_set.game)
+    cap = workers if backend == "ray" else None     # Ray: --workers as given, else the cluster's
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
@@ -232,7 +233,8 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     bar = tqdm(total=total_games, unit="game",
                disable=not progress or None, desc=f"eval {deal_set.game}", file=sys.stderr)
     try:
-        for _, (key, records, timing) in run_tasks(_play_chunk, jobs, workers=workers,
+        for _, (key, records, timing) in run_tasks(_play_chunk, jobs,
+                                                   workers=cap if backend == "ray" else workers,
                                                    backend=backend, address=address,
                                                    on_progress=bar.update,
                                                    initializer=_fresh_agents):
