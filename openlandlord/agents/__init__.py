@@ -169,4 +169,4 @@ def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum()
 
 
-from .loop import Decision, answer, decide, decisions, drive, listed_legal, play_deal  # noqa: E402
+from .loop import Decision, answer, decide, decisions, drive, listed_legal, play_deal  # noqa: E402,F401

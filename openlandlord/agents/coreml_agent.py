@@ -64,10 +64,7 @@ class CoreMLAgent:
         if missing:
             raise UserError(f"{package} lacks metadata {', '.join(missing)}: it was not made by openlandlord export")
         self.game = meta["game"]
-        dims = features.dims(self.game)
-        if str(dims["feature_version"]) != meta["feature_version"]:
-            raise UserError(f"{package} was exported for {self.game} feature version {meta['feature_version']}, "
-                            f"this openlandlord featurizes version {dims['feature_version']}: export it again")
+        features.check_model(self.game, meta["feature_version"], {}, package, "export it again")
         self.slots, self.tokens = int(meta["slots"]), int(meta["state_tokens"])
         self.models = {name: ct.models.MLModel(package, compute_units=units, function_name=name)
                        for name in meta["functions"].split(",")}
@@ -82,11 +79,8 @@ class CoreMLAgent:
         from openlandlord import features
         from openlandlord.model.chunked import score_in_chunks
 
-        if obs.game != self.game:
-            raise UserError(f"{self.package} plays {self.game}, not {obs.game}")
-        if not legal:
-            raise UserError("the Core ML student cannot score an empty legal move list")
-        out = score_in_chunks(self.call, features.featurize(obs, legal), self.slots, self.tokens)
+        sample, = features.featurize_all([(obs, legal)], self.game, self.tokens, self.package)
+        out = score_in_chunks(self.call, sample, self.slots, self.tokens)
         return out["logits"].astype(np.float64)
 
 

@@ -100,15 +100,9 @@ class OnnxAgent:
         self.meta = read_meta(path, self.session)
         config = self.meta.get("config", {})
         self.game = self.meta.get("game")
-        dims = features.dims(self.game)
-        if str(dims["feature_version"]) != str(self.meta.get("feature_version")):
-            raise UserError(f"{path} was exported for {self.game} feature version {self.meta.get('feature_version')}, "
-                            f"this openlandlord featurizes version {dims['feature_version']}: retrain and export again")
-        for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots"):
-            if dims[key] != config.get(key):
-                raise UserError(f"{path} has {key} {config.get(key)}, the {self.game} featurizer gives "
-                                f"{dims[key]}: retrain and export again")
-        self.tokens, self.d, self.chunk = int(dims["max_tokens"]), int(config["d_model"]), chunk
+        self.tokens = features.check_model(self.game, self.meta.get("feature_version"), config,
+                                           str(path), "retrain and export again")
+        self.d, self.chunk = int(config["d_model"]), chunk
         self.path = path
         self.name = f"onnx:{path}"
 
@@ -119,17 +113,7 @@ class OnnxAgent:
         """Logits over each (obs, legal) pair's legal moves, as `scores` would give them."""
         from openlandlord import features
 
-        samples = []
-        for obs, legal in items:
-            if obs.game != self.game:
-                raise UserError(f"{self.path} plays {self.game}, not {obs.game}")
-            if not legal:
-                raise UserError("the ONNX student cannot score an empty legal move list")
-            sample = features.featurize(obs, legal)
-            if sample["state_tokens"].shape[0] > self.tokens:
-                raise UserError(f"a state of {sample['state_tokens'].shape[0]} tokens is longer than "
-                                f"the featurizer's maximum {self.tokens}")
-            samples.append(sample)
+        samples = features.featurize_all(items, self.game, self.tokens, str(self.path))
         # A unit is (position, first action, end): a whole legal list or one chunk of one.
         units = [(i, start, min(start + self.chunk, n)) for i, s in enumerate(samples)
                  for n in (s["actions"].shape[0],) for start in range(0, n, self.chunk)]

@@ -56,16 +56,11 @@ class StudentAgent:
         self.directory = resolve_checkpoint(directory)
         self.model, self.config, self.meta = load_checkpoint(self.directory)
         self.game = self.meta.get("game", self.config.game)
-        dims = features.dims(self.game)
-        if str(dims["feature_version"]) != str(self.meta.get("feature_version")):
-            raise UserError(f"student {self.directory} was trained on {self.game} feature version "
-                            f"{self.meta.get('feature_version')}, this openlandlord featurizes version "
-                            f"{dims['feature_version']}: retrain it")
-        for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots"):
-            if dims[key] != getattr(self.config, key):
-                raise UserError(f"student {self.directory} has {key} {getattr(self.config, key)}, "
-                                f"the {self.game} featurizer gives {dims[key]}: retrain it")
-        self.tokens = int(dims["max_tokens"])
+        self.tokens = features.check_model(
+            self.game, self.meta.get("feature_version"),
+            {k: getattr(self.config, k) for k in ("state_feat_dim", "action_feat_dim", "num_roles",
+                                                 "belief_slots")},
+            f"student {self.directory}", "retrain it")
         self.name = f"student:{directory}"
 
     def scores(self, obs, legal) -> np.ndarray:
@@ -75,17 +70,7 @@ class StudentAgent:
         """Logits over each (obs, legal) pair's legal moves, as `scores` would give them."""
         from openlandlord import features
 
-        samples = []
-        for obs, legal in items:
-            if obs.game != self.game:
-                raise UserError(f"student {self.directory} plays {self.game}, not {obs.game}")
-            if not legal:
-                raise UserError("the student cannot score an empty legal move list")
-            sample = features.featurize(obs, legal)
-            if sample["state_tokens"].shape[0] > self.tokens:
-                raise UserError(f"a state of {sample['state_tokens'].shape[0]} tokens is longer than "
-                                f"the featurizer's maximum {self.tokens}")
-            samples.append(sample)
+        samples = features.featurize_all(items, self.game, self.tokens, f"student {self.directory}")
         out: list[np.ndarray | None] = [None] * len(samples)
         groups: dict[int, list[int]] = {}
         for i, s in enumerate(samples):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError
 from ..games import spec
 
 
@@ -39,6 +40,38 @@ def dims(game: str) -> dict:
 def featurize(obs, legal) -> dict:
     """One decision as unpadded arrays (see the module docstring)."""
     return for_game(obs.game).featurize(obs, legal)
+
+
+def check_model(game: str, feature_version, sizes: dict, what: str, fix: str) -> int:
+    """Refuse a model (`what`: "student DIR", "FILE.onnx") made for other features than this
+    featurizer gives: another feature version or input sizes; `fix` says what to do. Returns
+    the featurizer's maximum state length."""
+    found = dims(game)
+    if str(found["feature_version"]) != str(feature_version):
+        raise UserError(f"{what} was made for {game} feature version {feature_version}, this "
+                        f"openlandlord featurizes version {found['feature_version']}: {fix}")
+    for key in ("state_feat_dim", "action_feat_dim", "num_roles", "belief_slots"):
+        if key in sizes and found[key] != sizes[key]:
+            raise UserError(f"{what} has {key} {sizes[key]}, the {game} featurizer gives "
+                            f"{found[key]}: {fix}")
+    return int(found["max_tokens"])
+
+
+def featurize_all(items, game: str, max_tokens: int, what: str) -> list[dict]:
+    """`featurize` of each (obs, legal) pair a model of `game` is asked to score, refusing
+    another game's positions, empty legal lists and states longer than `max_tokens`."""
+    samples = []
+    for obs, legal in items:
+        if obs.game != game:
+            raise UserError(f"{what} plays {game}, not {obs.game}")
+        if not legal:
+            raise UserError(f"{what} cannot score an empty legal move list")
+        sample = featurize(obs, legal)
+        if sample["state_tokens"].shape[0] > max_tokens:
+            raise UserError(f"a state of {sample['state_tokens'].shape[0]} tokens is longer than "
+                            f"the featurizer's maximum {max_tokens}")
+        samples.append(sample)
+    return samples
 
 
 def belief_target(obs, hands) -> np.ndarray:
