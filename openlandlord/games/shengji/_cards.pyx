@@ -12,27 +12,34 @@ one category form tractors. Ruleset `tractor` ranks by `strength` and joins trac
 from libc.string cimport memset, memcpy
 
 
-cdef void build_table(Table* t, int trump_rank, int trump_suit) noexcept nogil:
+cdef void card_categories(Table* t, int trump_rank, int trump_suit) noexcept nogil:
+    # What both rulesets agree on: the card points, and which cards are trumps (the trump rank,
+    # the trump suit and the jokers); every other card stays in its suit.
     cdef int c, suit, rank
     t.trump_rank = trump_rank
     t.trump_suit = trump_suit
-    t.classic = 0
     for c in range(52):
         suit = c // 13
         rank = c % 13
         t.points[c] = 5 if rank == 3 else (10 if rank == 8 or rank == 11 else 0)
-        if rank == trump_rank:
-            t.cat[c] = TRUMP
-            t.strength[c] = 21 if suit == trump_suit else 20
-        elif suit == trump_suit:
-            t.cat[c] = TRUMP
-            t.strength[c] = rank
-        else:
-            t.cat[c] = suit
-            t.strength[c] = rank
+        t.cat[c] = TRUMP if rank == trump_rank or suit == trump_suit else suit
     for c in range(52, 54):
         t.points[c] = 0
         t.cat[c] = TRUMP
+
+
+cdef void build_table(Table* t, int trump_rank, int trump_suit) noexcept nogil:
+    cdef int c, suit, rank
+    card_categories(t, trump_rank, trump_suit)
+    t.classic = 0
+    for c in range(52):
+        suit = c // 13
+        rank = c % 13
+        if rank == trump_rank:
+            t.strength[c] = 21 if suit == trump_suit else 20
+        else:
+            t.strength[c] = rank
+    for c in range(52, 54):
         t.strength[c] = 22 if c == SMALL_JOKER else 23
     for c in range(54):
         t.nxt[c] = -1
@@ -47,23 +54,17 @@ cdef void build_table(Table* t, int trump_rank, int trump_suit) noexcept nogil:
 
 cdef void build_classic_table(Table* t, int trump_rank, int trump_suit) noexcept nogil:
     cdef int c, s, r, cat, lvl
-    t.trump_rank = trump_rank
-    t.trump_suit = trump_suit
+    card_categories(t, trump_rank, trump_suit)
     t.classic = 1
     memset(t.lvl_n, 0, sizeof(t.lvl_n))
     for c in range(52):
         s = c // 13
         r = c % 13
-        t.points[c] = 5 if r == 3 else (10 if r == 8 or r == 11 else 0)
         if r == trump_rank:
-            t.cat[c] = TRUMP
             t.level[c] = ON_RANK if (s == trump_suit or trump_suit < 0) else OFF_RANK
         else:
-            t.cat[c] = TRUMP if s == trump_suit else s
             t.level[c] = r if r < trump_rank else r - 1
     for c in range(52, 54):
-        t.points[c] = 0
-        t.cat[c] = TRUMP
         t.level[c] = 14 if c == SMALL_JOKER else 15
     for c in range(NCARD):
         t.nxt[c] = -1

@@ -11,7 +11,7 @@ from libc.stdlib cimport realloc, free
 from openlandlord.games.shengji._cards cimport (
     NCARD, Table, build_table, load, load_hand, classic_setup)
 from openlandlord.games.shengji._trick cimport (
-    Lead, Format, classify, single_cat, tractors_matched_c, load_lead)
+    Lead, Format, classify, follow_demands, single_cat, tractors_matched_c, load_lead)
 
 
 cdef list leads_of(const Table* t, const unsigned char* hand):
@@ -68,8 +68,7 @@ cdef void enumerate_multisets(list out, list prefix, int* types, int ntypes, int
             prefix.pop()
 
 
-cdef object follows(const Table* t, const unsigned char* hand, const Lead* lead, bint count_only,
-                    long long limit):
+cdef list follows(const Table* t, const unsigned char* hand, const Lead* lead, long long limit):
     cdef int led[54]
     cdef int other[54]
     cdef int cards_after[55]
@@ -91,14 +90,10 @@ cdef object follows(const Table* t, const unsigned char* hand, const Lead* lead,
             nother += 1
     if held >= lead.n:
         need = lead.pairs if lead.pairs < pairs_held else pairs_held
-        if count_only:
-            return multisets_count_c(led, nled, hand, lead.n, need)
         follow_suffix(led, nled, hand, cards_after, pairs_after)
         enumerate_multisets(out, [], led, nled, 0, hand, lead.n, 0, need, cards_after,
                             pairs_after, limit)
         return out
-    if count_only:
-        return multisets_count_c(other, nother, hand, lead.n - held, 0)
     for c in range(nled):
         for _ in range(hand[led[c]]):
             fixed.append(led[c])
@@ -108,8 +103,12 @@ cdef object follows(const Table* t, const unsigned char* hand, const Lead* lead,
     return out
 
 
-cdef long long count_follows(const Table* t, const unsigned char* hand, const Lead* lead):
-    return follows(t, hand, lead, True, -1)
+cdef long long count_follows(const Table* t, const unsigned char* hand,
+                             const Lead* lead) noexcept nogil:
+    # The exact number of legal follows: a `tractor` lead's demands counted by the one counter.
+    cdef Format f
+    follow_demands(lead, &f)
+    return classic_count_follows_c(t, hand, &f)
 
 
 cdef bint follow_completable(const Table* t, const unsigned char* hand, const Lead* lead,
@@ -421,7 +420,7 @@ def legal_play_ids(int trump_rank, int trump_suit, const unsigned char[::1] hand
     load(lead, l)
     if not classify(&t, l, &u):
         raise ValueError("the lead is not a single, a pair or a tractor")
-    return follows(&t, h, &u, False, limit)
+    return follows(&t, h, &u, limit)
 
 
 def count_legal_ids(int trump_rank, int trump_suit, const unsigned char[::1] hand, lead):
@@ -437,7 +436,7 @@ def count_legal_ids(int trump_rank, int trump_suit, const unsigned char[::1] han
     load(lead, l)
     if not classify(&t, l, &u):
         raise ValueError("the lead is not a single, a pair or a tractor")
-    return follows(&t, h, &u, True, -1)
+    return count_follows(&t, h, &u)
 
 
 def follow_options(int trump_rank, int trump_suit, const unsigned char[::1] hand,

@@ -19,14 +19,21 @@ cdef enum:
     THROW_PENALTY = 10        # points a card of a failed throw taken back
 
 
-cdef void deal_c(unsigned char* hands, unsigned long long* rng) noexcept nogil:
-    cdef int deck[108]
+cdef void shuffle_deck(int* deck, unsigned long long* rng) noexcept nogil:
+    # The double deck (108 card ids) in a uniformly random order; both rulesets deal from it.
     cdef int i, j, tmp
     for i in range(108):
         deck[i] = i >> 1
     for i in range(107, 0, -1):
         j = below(rng, i + 1)
         tmp = deck[i]; deck[i] = deck[j]; deck[j] = tmp
+
+
+cdef void deal_c(unsigned char* hands, unsigned long long* rng) noexcept nogil:
+    # 27 cards a seat, in blocks of the shuffled deck.
+    cdef int deck[108]
+    cdef int i
+    shuffle_deck(deck, rng)
     memset(hands, 0, 4 * NCARD)
     for i in range(108):
         hands[(i // 27) * NCARD + deck[i]] += 1
@@ -36,12 +43,8 @@ cdef void deal_classic_c(unsigned char* hands, unsigned char* kitty, int dealer,
                          unsigned long long* rng) noexcept nogil:
     # 25 cards a seat and 8 for the kitty from a shuffled double deck.
     cdef int deck[108]
-    cdef int i, j, tmp
-    for i in range(108):
-        deck[i] = i >> 1
-    for i in range(107, 0, -1):
-        j = below(rng, i + 1)
-        tmp = deck[i]; deck[i] = deck[j]; deck[j] = tmp
+    cdef int i
+    shuffle_deck(deck, rng)
     memset(hands, 0, 4 * NCARD)
     memset(kitty, 0, NCARD)
     for i in range(100):

@@ -16,7 +16,9 @@ cdef enum:
 
 cdef struct Format:
     # A `classic` lead (any cards of one suit) decomposed into units: longest tractors first,
-    # then pairs, then singles; units sorted by pairs then top level, both descending.
+    # then pairs, then singles; units sorted by pairs then top level, both descending. The
+    # follow rule reads only cat, n, pairs and the tractors; a `tractor` lead's demands
+    # (follow_demands) fill just those.
     int cat                   # the category, -1 if the play mixes categories
     int n                     # cards
     int pairs                 # pairs in all, tractors included
@@ -38,6 +40,7 @@ cdef struct Lead:
 
 # Ruleset `tractor` (classify and trick_winner_c, which serves both rulesets by the table's
 # `classic` flag, are defined at the end).
+cdef void follow_demands(const Lead* lead, Format* f) noexcept nogil
 cdef int follow_error(const Table* t, const unsigned char* hand, const Lead* lead,
                       const unsigned char* play) noexcept nogil
 

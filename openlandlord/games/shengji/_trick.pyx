@@ -15,28 +15,22 @@ from openlandlord.games.shengji._cards cimport (
     NCARD, TRUMP, Table, build_table, load, classic_setup)
 
 
+cdef void follow_demands(const Lead* lead, Format* f) noexcept nogil:
+    # What a `tractor` lead asks of a follower, in the terms of the one follow rule both
+    # rulesets share (classic_follow_error, classic_count_follows_c): its suit, its size and
+    # its pairs. Ruleset `tractor` never makes a follower answer a tractor with a tractor, so
+    # the demands list none; only these four fields are set, the only ones the rule reads.
+    f.cat = lead.cat
+    f.n = lead.n
+    f.pairs = lead.pairs
+    f.ntractors = 0
+
+
 cdef int follow_error(const Table* t, const unsigned char* hand, const Lead* lead,
                       const unsigned char* play) noexcept nogil:
-    cdef int c, n = 0, held = 0, played = 0, pairs_held = 0, pairs_played = 0, need
-    for c in range(NCARD):
-        if play[c] > hand[c]:
-            return NOT_IN_HAND
-        n += play[c]
-        if t.cat[c] == lead.cat:
-            held += hand[c]
-            played += play[c]
-            if hand[c] == 2:
-                pairs_held += 1
-            if play[c] == 2:
-                pairs_played += 1
-    if n != lead.n:
-        return WRONG_COUNT
-    if played < (held if held < n else n):
-        return MUST_FOLLOW_SUIT
-    need = lead.pairs if lead.pairs < pairs_held else pairs_held
-    if pairs_played < need:
-        return MUST_PLAY_PAIRS
-    return OK
+    cdef Format f
+    follow_demands(lead, &f)
+    return classic_follow_error(t, hand, &f, play)
 
 
 cdef int single_cat(const Table* t, const unsigned char* v) noexcept nogil:
