@@ -2,25 +2,14 @@
 process pool and on Ray; progress counts add up; a failing task fails the call with its own
 exception; bad settings are one UserError.
 
-The Ray tests run against a real head node that the `ray_head` fixture starts on 127.0.0.1
-with `ray start --head` (free ports, its own temp dir, two CPUs, loopback only, a token of
-its own) in a new session: every Ray process it spawns is in that session's process group
-(GCS, raylet, agents) or descends from one that is (the workers our tasks run in, which
-start in sessions of their own as children of the raylet). The fixture tears the head
-down by signalling those processes, each by its pid, and fails if any survives: `ray stop
---force` would kill every Ray process of this user on the machine by name, other people's
-included. The Ray tests are skipped only when Ray is not installed and CI is unset; on CI
-(`pip install -e '.[test]'` brings Ray) a missing Ray fails them.
+The Ray tests run against the real head node on 127.0.0.1 that the session's `ray_head`
+fixture starts (tests/conftest.py says how it starts and stops it). They are skipped only
+when Ray is not installed and CI is unset; on CI a missing Ray fails them.
 """
-import contextlib
-import importlib.util
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +17,8 @@ import pytest
 from openlandlord.errors import UserError
 from openlandlord.executor import BACKENDS, run_tasks
 from openlandlord.games.doudizhu import Game
+
+from conftest import _free_ports
 
 
 # --- the workloads (top level: worker processes import them) ----------------------------------
@@ -165,129 +156,34 @@ def test_the_local_backend_never_imports_ray():
 
 # --- Ray -------------------------------------------------------------------------------------
 
-def _free_ports(n: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def _processes() -> dict[int, tuple[int, int, str, str]]:
-    """Every running process (zombies excluded): pid -> (ppid, pgid, start time, name)."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name, fields = stat[:stat.rindex(")") + 1], stat[stat.rindex(")") + 2:].split()
-        if fields[0] != "Z":        # fields after "pid (comm)": state, ppid, pgrp, ... start
-            table[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[19], name)
-    return table
-
-
-def _family(pgid: int) -> dict[int, tuple]:
-    """The processes of group `pgid` and all their descendants (Ray's workers start in
-    sessions of their own, children of the raylet)."""
-    table = _processes()
-    family = {pid: row for pid, row in table.items() if row[1] == pgid}
-    grown = True
-    while grown:
-        children = {pid: row for pid, row in table.items() if row[0] in family and pid not in family}
-        family.update(children)
-        grown = bool(children)
-    return family
-
-
-def _stop_family(pgid: int) -> None:
-    """SIGTERM, then SIGKILL, to the group `pgid` started and everything it spawned, each
-    by its pid; fails if any of them survives."""
-    family = _family(pgid)
-
-    def alive():
-        now = _processes()
-        return [row[3] for pid, row in family.items() if now.get(pid, (0, 0, None))[2] == row[2]]
-
-    # GCS, raylet and two agents sit out SIGTERM for well over 8 s: a second is grace enough
-    # for the rest (the workers) before SIGKILL.
-    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
-        for pid, row in family.items():
-            if _processes().get(pid, (0, 0, None))[2] == row[2]:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
-        deadline = time.monotonic() + grace
-        while alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-    assert not alive(), f"Ray processes left running: {alive()}"
-
-
 @pytest.fixture(scope="module")
-def ray_installed():
-    if importlib.util.find_spec("ray") is None:
-        if os.environ.get("CI"):
-            pytest.fail("Ray is not installed on CI: the test extra must bring it")
-        pytest.skip("Ray is not installed (pip install 'openlandlord[ray]')")
+def ray_address(ray_head):
+    """The session's Ray head (tests/conftest.py), with this module's functions shipped to its
+    workers by value: they cannot import a test module by name (tests/ is not on their path);
+    openlandlord they import from the install."""
+    import ray.cloudpickle
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield ray_head
+    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def ray_head(ray_installed, tmp_path_factory):
-    """The address of a Ray head on 127.0.0.1, two CPUs, torn down after the module."""
-    # Ray's settings for the head and for this process, its driver: loopback only (Ray's
-    # single-machine mode, the default on macOS; on Linux it would swap 127.0.0.1 for the
-    # machine's network address; read when ray is first imported, below) and a token of
-    # the test's own (new clusters require one; this keeps ~/.ray/auth_token out of it).
-    settings = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token",
-                "RAY_AUTH_TOKEN": os.urandom(16).hex(), "RAY_USAGE_STATS_ENABLED": "0"}
-    names = ["--port", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
-             "--runtime-env-agent-port", "--metrics-export-port", "--object-manager-port",
-             "--node-manager-port", "--dashboard-port"]
-    ports = dict(zip(names, _free_ports(len(names))))
-    ray_cli = Path(sys.executable).with_name("ray")
-    command = [str(ray_cli if ray_cli.exists() else "ray"), "start", "--head",
-               "--node-ip-address", "127.0.0.1", "--num-cpus", "2", "--disable-usage-stats",
-               "--include-dashboard=false", "--temp-dir", str(tmp_path_factory.mktemp("ray")),
-               *[str(x) for pair in ports.items() for x in pair]]
-    with pytest.MonkeyPatch.context() as env:
-        for name, value in settings.items():
-            env.setenv(name, value)
-        import ray.cloudpickle
-        # Ray workers cannot import this test module by name (tests/ is not on their
-        # path): ship its functions by value. openlandlord they import from the install.
-        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-        starter = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
-        pgid = starter.pid      # the new session's group: every Ray process started from it
-        try:
-            output, _ = starter.communicate(timeout=60)
-            assert starter.returncode == 0, f"ray start failed:\n{output}"
-            yield f"127.0.0.1:{ports['--port']}"
-        finally:
-            ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-            _stop_family(pgid)
+def test_ray_plays_the_same_games_as_local_processes(ray_address, here):
+    assert collect(backend="ray", address=ray_address, workers=2) == here
+    assert collect(backend="ray", address=ray_address) == here      # no cap: all tasks in flight
 
 
-def test_ray_plays_the_same_games_as_local_processes(ray_head, here):
-    assert collect(backend="ray", address=ray_head, workers=2) == here
-    assert collect(backend="ray", address=ray_head) == here      # no cap: all tasks in flight
-
-
-def test_ray_counts_progress_sent_mid_task(ray_head):
+def test_ray_counts_progress_sent_mid_task(ray_address):
     counted = []
-    results = dict(run_tasks(count_slowly, [6, 1, 5, 0], backend="ray", address=ray_head,
+    results = dict(run_tasks(count_slowly, [6, 1, 5, 0], backend="ray", address=ray_address,
                              on_progress=counted.append))
     assert results == {0: 6, 1: 1, 2: 5, 3: 0}
     assert sum(counted) == 12
     assert len(counted) > 4
 
 
-def test_ray_a_failing_task_fails_the_call_with_its_exception(ray_head):
+def test_ray_a_failing_task_fails_the_call_with_its_exception(ray_address):
     with pytest.raises(ValueError, match="task 3 is bad"):
-        list(run_tasks(fail_on_three, range(6), backend="ray", address=ray_head, workers=2))
+        list(run_tasks(fail_on_three, range(6), backend="ray", address=ray_address, workers=2))
 
 
 def test_ray_an_unreachable_address_is_a_user_error_before_anything_runs(ray_installed):
@@ -296,10 +192,10 @@ def test_ray_an_unreachable_address_is_a_user_error_before_anything_runs(ray_ins
         run_tasks(fail_on_three, [1], backend="ray", address=f"127.0.0.1:{port}")
 
 
-def test_ray_workers_that_cannot_import_the_task_are_a_user_error(ray_head, tmp_path, monkeypatch):
+def test_ray_workers_that_cannot_import_the_task_are_a_user_error(ray_address, tmp_path, monkeypatch):
     (tmp_path / "only_on_the_driver.py").write_text("def double(task, report):\n    return 2 * task\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     from only_on_the_driver import double
     assert dict(run_tasks(double, [4])) == {0: 8}
     with pytest.raises(UserError, match="cannot run only_on_the_driver.double .*every node"):
-        list(run_tasks(double, [4], backend="ray", address=ray_head))
+        list(run_tasks(double, [4], backend="ray", address=ray_address))

@@ -1,15 +1,13 @@
 """`--backend ray` for generate and eval (league shares eval's play_pairs), against a local Ray
-head that the test starts on 127.0.0.1 (the `ray_head` fixture of tests/test_executor.py):
+head that the test session starts on 127.0.0.1 (the `ray_head` fixture, tests/conftest.py):
 the same dataset bytes and the same evaluation figures as local processes for the same seeds."""
 import json
-
-from test_executor import ray_head, ray_installed  # noqa: F401  (pytest fixtures)
 
 from openlandlord.distill import generate as gen
 from openlandlord.eval import arena, dealsets
 
 
-def test_generate_on_ray_writes_the_same_bytes_as_local_processes(ray_head, tmp_path):  # noqa: F811
+def test_generate_on_ray_writes_the_same_bytes_as_local_processes(ray_head, tmp_path):
     local, remote = tmp_path / "local", tmp_path / "ray"
     gen.generate(local, "shengji", "rule:expert", 4, seed=2, workers=2, deals_per_shard=1,
                  progress=False)
@@ -20,7 +18,7 @@ def test_generate_on_ray_writes_the_same_bytes_as_local_processes(ray_head, tmp_
         assert path.read_bytes() == (remote / path.name).read_bytes(), path.name
 
 
-def test_eval_on_ray_gives_the_same_figures_as_local_processes(ray_head):  # noqa: F811
+def test_eval_on_ray_gives_the_same_figures_as_local_processes(ray_head):
     deal_set = dealsets.adhoc("doudizhu", 12, 4)
     figures = []
     for backend, address in (("local", None), ("ray", ray_head)):
