@@ -160,6 +160,25 @@ cdef int play_round_c(const Table* t, unsigned char* hands, int leader, int decl
     return attacker_points
 
 
+cdef int conservation_error(const Table* t, const unsigned char* hands, const unsigned char* seen,
+                            const unsigned char* kitty, int scored) noexcept nogil:
+    # The invariants every checked round asserts after a trick, both rulesets: the 108 cards
+    # are in the hands, the played cards `seen` or the kitty (NULL when there is none), and the
+    # 200 card points are in the hands or `scored` (taken in tricks, the buried kitty's
+    # included). 0, -3 when cards are not conserved, -4 when points are not.
+    cdef int c, cards = 0, points = scored
+    for c in range(4 * NCARD):
+        cards += hands[c]
+        points += hands[c] * t.points[c % NCARD]
+    for c in range(NCARD):
+        cards += seen[c] + (kitty[c] if kitty != NULL else 0)
+    if cards != 108:
+        return -3
+    if points != 200:
+        return -4
+    return 0
+
+
 cdef int checked_round(const Table* t, unsigned char* hands, int leader, int declarers,
                        unsigned long long* rng) except -1:
     # The native loop again, with every invariant of the rules page asserted along the way.
@@ -167,7 +186,7 @@ cdef int checked_round(const Table* t, unsigned char* hands, int leader, int dec
     cdef unsigned char seen[NCARD]
     cdef Lead lead, u
     cdef int i, c, seat, winner, points, attacker_points = 0, defender_points = 0
-    cdef int in_hands, n, left = 27
+    cdef int err, left = 27
     memset(seen, 0, NCARD)
     while left > 0:
         left -= random_policy(NULL, t, hands + leader * NCARD, NULL, rng, plays)
@@ -186,16 +205,10 @@ cdef int checked_round(const Table* t, unsigned char* hands, int leader, int dec
         else:
             defender_points += points
         leader = winner
-        in_hands = 0
-        n = 0
-        for c in range(4 * NCARD):
-            in_hands += hands[c]
-            n += hands[c] * t.points[c % NCARD]
-        for c in range(NCARD):
-            in_hands += seen[c]
-        if in_hands != 108:
+        err = conservation_error(t, hands, seen, NULL, attacker_points + defender_points)
+        if err == -3:
             raise AssertionError("cards not conserved")
-        if attacker_points + defender_points + n != 200:
+        if err == -4:
             raise AssertionError("points not conserved")
     for c in range(4 * NCARD):
         if hands[c]:
@@ -443,7 +456,7 @@ cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* ki
     cdef unsigned char seen[NCARD]
     cdef Format f
     cdef int i, c, s, seat, leader = dealer, declarers = dealer & 1, winner = dealer, left
-    cdef int points, attackers = 0, defenders = 0, penalty = 0, bonus = 0, taken, total, n
+    cdef int points, attackers = 0, defenders = 0, penalty = 0, bonus = 0, taken, total
     cdef int kitty_points = 0
     # The burial: the dealer holds 33 cards and puts back 8 at random.
     for c in range(NCARD):
@@ -496,17 +509,9 @@ cdef int classic_round_c(const Table* t, unsigned char* hands, unsigned char* ki
         leader = winner
         left -= f.n
         if check:
-            total = 0
-            n = 0
-            for c in range(4 * NCARD):
-                total += hands[c]
-                n += hands[c] * t.points[c % NCARD]
-            for c in range(NCARD):
-                total += seen[c] + kitty[c]
-            if total != 108:
-                return -3
-            if attackers + defenders + n + kitty_points != 200:
-                return -4
+            total = conservation_error(t, hands, seen, kitty, attackers + defenders + kitty_points)
+            if total:
+                return total
             for s in range(4):
                 total = 0
                 for c in range(NCARD):
