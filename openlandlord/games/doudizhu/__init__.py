@@ -1,8 +1,10 @@
 """Dou Dizhu (斗地主): the native referee and its Python API.
 
 Everything that runs per move (hand counts, move classification, legal move generation,
-the deal, the bidding flows, play, end detection and scoring) is Cython in `_referee.pyx`;
-its C API for native search lives in `_referee.pxd`. The rules are
+the deal, the bidding flows, play, end detection and scoring) is Cython: `_moves.pyx` (packed
+hands, the action table, legal moves, applying a move) and `_game.pyx` (deal, bidding, `Game`,
+scoring, rollouts), re-exported by `_referee`; their C API for native search lives in
+`_referee.pxd`. The game's spec (`spec.py`) is what the stages see. The rules are
 docs/rules-doudizhu.md; this docstring states the conventions a caller relies on.
 
 Cards and moves

@@ -8,7 +8,7 @@ plays each world to the end with the rollout policy and returns the seat's mean 
 per move. `pimc.py` turns an observation into the arguments and back.
 
 The rule rollout policy (`rule_policy`) is a native port of the main heuristics of
-`doudizhu_rule.DouDizhuRuleBot` (level normal), made cheap enough to run at every move of
+`games/doudizhu/rule.py` `DouDizhuRuleBot` (level normal), made cheap enough to run at every move of
 thousands of rollouts. How it differs from the Python bot:
 - its hand cost has no chain search: it counts the groups left by rank (bombs and the
   rocket as control, trios carrying the worst loose singles/pairs as kickers, pairs,

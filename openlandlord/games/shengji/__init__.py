@@ -1,5 +1,11 @@
-"""The Shengji (升级, Tractor) referee: rulesets `tractor` and `classic` in one native engine
-(`_referee.pyx`), chosen by a `Rules` value (or the name, for a fresh round).
+"""The Shengji (升级, Tractor) referee: rulesets `tractor` and `classic` in one native engine,
+chosen by a `Rules` value (or the name, for a fresh round). The engine is split along its
+seams: `_cards` (card ids and the round's card table), `_trick` (units, lead formats, follow
+rules, the trick winner, throws, the kitty multiplier), `_legal` (legal plays listed and
+counted, factored options) and `_round` (deals, round loops, the world sampler); `_referee`
+re-exports their Python API and, in `_referee.pxd`, their C API. Where the rulesets agree
+they share one rule (a tractor lead's follow demands go through the one follow rule).
+The game's spec (`spec.py`) is what the stages see.
 
 The rules are those of docs/rules-shengji.md. Ruleset `tractor`: 27 cards each, no kitty, a
 trump suit drawn per round and shown to all; leads are one unit, a single, a pair or a
@@ -7,8 +13,7 @@ plain-suit tractor; follows must follow suit and play the led suit's pairs as fa
 Ruleset `classic`: trump declared during the deal, an 8-card kitty buried by the dealer, throws
 (a failed one is cut to its smallest beaten unit, 10 points a card taken back to the other
 side), trump tractors, format-matching follows, the kitty multiplied on the last trick,
-no-trump rounds (trump suit "N"). Its rule work is native too (the `classic_*` functions of
-`_referee.pyx`: card levels, units, legal leads and follows listed constructively and counted
+no-trump rounds (trump suit "N"). Its rule work is native too (the `classic_*` functions: card levels, units, legal leads and follows listed constructively and counted
 exactly, factored options, legality, the throw check, the trick winner, the kitty multiplier;
 `classic.py` wraps them as Python values); the round itself (deal, declarations, phases,
 penalties, JSON) is Python in `classic_round.py`. `_referee.classic_simulate` plays whole random

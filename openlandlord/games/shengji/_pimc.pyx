@@ -12,7 +12,7 @@ card-point margin / 1000 as a tie-break; with objective `points` the signed card
 / 80 alone (the team's points minus the other team's; 40 attacker points = one level).
 
 The rule rollout policy is a native port of the main heuristics of
-`shengji_rule.ShengjiRuleBot` at level expert. It never lists legal plays: it builds a few
+`games/shengji/rule.py` `ShengjiRuleBot` at level expert. It never lists legal plays: it builds a few
 candidates and keeps the best by the bot's scoring. Leading: every single, pair and longest
 tractor; a unit no opponent can beat (a "master") is led first, points and trumps are
 otherwise kept back, a lead into a suit the partner can ruff is favoured. Following: the
