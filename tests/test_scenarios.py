@@ -93,3 +93,24 @@ def test_shengji_a_void_follow_too_large_to_list_is_built_card_by_card():
     trick = state.observation(3).trick
     assert len(cards) == 8 and state.current_seat == 3 and trick[1] == (1, tuple(sorted(cards)))
     assert trick[2] == (2, ("7H", "8H", "9H", "AH", "JH", "KH", "QH", "TH"))
+
+
+def test_decide_and_build_play_answer_without_playing():
+    from openlandlord.agents import build_play, decide, make
+    picture = """
+        seat 0 (South, leads a tractor): 3H 3H 4H 4H 5H 5H 6H 6H 7C 8C 9C TC JC QC KC AC
+        seat 1 (West, void in hearts):   3S 4S 5S 6S 7S 8S 9S TS JS QS KS 3D 4D 5D 6D 7D
+        seat 2 (North):                  7H 8H 9H TH JH QH KH AH 3C 4C 5C 6C 8D 9D TD JD
+        seat 3 (East):                   3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 8D 9D TD JD
+    """
+    state = Round.from_hands(hands_of(picture, 4), Rules.tractor("2", "S"), dealer=0)
+    cap = spec("shengji").legal_cap
+    rule = make("rule:expert", 0)
+    lead = decide(rule, state, cap)
+    assert lead in state.legal_moves() and state.current_seat == 0    # nothing was played
+    state.play(("3H", "3H", "4H", "4H", "5H", "5H", "6H", "6H"))
+    before = state.to_json()
+    follow = build_play(make("random", 1), state)                     # card by card
+    assert len(follow) == 8 and state.to_json() == before
+    assert decide(make("random", 1), state, cap) == follow            # decide builds it too
+    state.play(follow)

@@ -169,4 +169,5 @@ def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum()
 
 
-from .loop import Decision, answer, decide, decisions, drive, listed_legal, play_deal  # noqa: E402,F401
+from .loop import (Decision, answer, build_play, decide, decisions, drive, listed_legal,  # noqa: E402,F401
+                   play_deal)

@@ -16,8 +16,9 @@ and the caller sends back its answer:
 `decision.step` counts the moves played before it; the generator returns the number of moves
 played in all. `on_move(seat, move)`, when given, sees every move as it is played.
 
-On top of it: `decide(agent, state, cap)` (the move an agent makes, argmax of its scores) and
-`play_deal(state, cap, agents)` (a whole deal, one agent per seat). The arena drives many
+On top of it: `decide(agent, state, cap)` (the move an agent makes, argmax of its scores),
+`build_play(agent, state)` (a move from a set too large to list) and `play_deal(state, cap,
+agents)` (a whole deal, one agent per seat). The arena drives many
 generators at once to batch a network's decisions (eval/arena.py); generation answers with
 the teacher's scores and records them (distill/generate.py).
 """
@@ -109,20 +110,23 @@ def play_deal(state, cap: int | None, agents, on_decision=None, on_move=None) ->
     return drive(decisions(state, cap, on_move), choose)
 
 
+def build_play(agent, state):
+    """The whole move `agent` makes from a legal set too large to list: its own
+    `choose_play(obs)`, or card by card, the agent scoring each step's candidates."""
+    seat = state.current_seat
+    obs = state.observation(seat)
+    if hasattr(agent, "choose_play"):
+        return agent.choose_play(obs)
+    return drive(_card_by_card(state, seat, obs, 0), lambda d: answer(agent, d))
+
+
 def decide(agent, state, cap: int | None):
-    """The move `agent` makes for the seat to move in `state` (argmax of its scores)."""
-    move = []
-
-    def stop_after_one(seat, played):
-        move.append(played)
-        raise _Moved
-
-    try:
-        drive(decisions(state.clone(), cap, stop_after_one), lambda d: answer(agent, d))
-    except _Moved:
-        return move[0]
-    raise ValueError("decide: the game is over")
-
-
-class _Moved(Exception):
-    pass
+    """The move `agent` makes for the seat to move in `state` (argmax of its scores), without
+    playing it: the loop's first decision, answered."""
+    legal = listed_legal(state, cap)
+    if legal is None:
+        return build_play(agent, state)
+    if len(legal) == 1:
+        return legal[0]
+    seat = state.current_seat
+    return legal[answer(agent, Decision(seat, state.observation(seat), legal, 0))]
