@@ -116,3 +116,16 @@ def test_a_shengji_match_keeps_the_contract():
           lambda d: answer(agents[d.seat], d))
     assert state.done and sorted(state.payoffs()) == [-1, -1, 1, 1]
     assert state.result()["winner"] == 0          # the experts' team (seats 0 and 2)
+
+
+def test_unknown_option_names_are_refused_regression():
+    # Regression: check_options passed any unknown key through, so a deal set or a caller could
+    # hand Dou Dizhu a Shengji `dealer` (or `mode`) and fail later with a TypeError.
+    from openlandlord.errors import UserError
+    with pytest.raises(UserError, match="doudizhu has no option 'mode'"):
+        spec("doudizhu").check_options({"mode": "match"})
+    with pytest.raises(UserError, match="no option 'dealer'"):
+        spec("doudizhu").check_options({"dealer": 1})
+    assert spec("shengji").check_options({"dealer": 1})["dealer"] == 1
+    with pytest.raises(UserError, match="--mode match does not apply here"):
+        spec("shengji").deal_options({"mode": "match"})

@@ -130,6 +130,9 @@ class BaseSpec:
     class attributes of `GameSpec` and implements its game-specific methods."""
     name: str
     options: tuple[Option, ...] = ()
+    # Keyword arguments of `new_deal` that are not user options (a Shengji round's `dealer`
+    # and `levels`, which the mirror and a match set): they pass validation as they are.
+    deal_arguments: tuple[str, ...] = ()
     observation_type: type
 
     def option(self, name: str) -> Option:
@@ -157,9 +160,13 @@ class BaseSpec:
         for key, value in given.items():
             if key in names and key not in out:
                 if value not in (None, self.option(key).default):
-                    raise UserError(f"{self.option(key).flag} does not apply here")
-            elif key not in names:
+                    raise UserError(f"{self.option(key).flag} {value} does not apply here: "
+                                    "this command plays single deals")
+            elif key in self.deal_arguments:
                 out[key] = value
+            elif key not in names:
+                raise UserError(f"{self.name} has no option {key!r}; its options: "
+                                + (", ".join(o.name for o in self.options) or "none"))
         return out
 
     def deal_options(self, given: dict | None = None) -> dict:

@@ -30,6 +30,7 @@ class ShengjiSpec(BaseSpec):
                       "8-card kitty, throws)"),
                Option("mode", ("deal", "match"), "deal",
                       "a single round or a whole match (levels 2 to past A)", deal=False))
+    deal_arguments = ("dealer", "levels")
     # The referee lists at most this many legal plays; above it a play is built card by card.
     legal_cap = DEFAULT_CAP
     # The value head regresses the team's points margin around the 80-point threshold. The
