@@ -2,8 +2,18 @@
 
 config.json holds the architecture name, the full ModelConfig, game, feature version,
 parameter count, provenance (git SHA, version, time) and whatever the trainer adds
-(dataset manifest hash, seeds). The torch mirror reads the same two files.
+(dataset manifest hash, seeds), and `weights_sha256`, the SHA-256 of weights.safetensors.
+The torch mirror reads the same two files.
+
+Integrity: `read_meta`, which every reader goes through (`load_checkpoint`, the torch
+mirror), checks config.json (a JSON object, this architecture, a well-typed ModelConfig)
+and, where config.json records `weights_sha256`, that the weights file still has it: a
+flipped bit is a UserError, never a silently different model. A checkpoint saved before
+the key existed has nothing to check against and loads as before. `save_checkpoint`
+writes both files under temporary names, fsyncs them and renames the weights into place
+first and config.json last, so an interrupted save never leaves a pair that loads.
 """
+import hashlib
 import json
 import os
 
@@ -29,14 +39,39 @@ def save_checkpoint(directory: str, model: LandlordFormerLite, config: ModelConf
     meta.update(extra or {})
     meta["config"] = config.to_dict()
     os.makedirs(directory, exist_ok=True)
-    model.save_weights(os.path.join(directory, WEIGHTS))
-    with open(os.path.join(directory, CONFIG), "w") as f:
+    weights, config_path = os.path.join(directory, WEIGHTS), os.path.join(directory, CONFIG)
+    # mlx picks the format from the extension, so the temporary name keeps it.
+    tmp_weights = os.path.join(directory, f".{WEIGHTS}.tmp-{os.getpid()}.safetensors")
+    tmp_config = os.path.join(directory, f".{CONFIG}.tmp-{os.getpid()}")
+    model.save_weights(tmp_weights)
+    meta["weights_sha256"] = file_sha256(tmp_weights)
+    with open(tmp_weights, "rb") as f:
+        os.fsync(f.fileno())
+    with open(tmp_config, "w") as f:
         json.dump(meta, f, indent=2, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp_weights, weights)
+    os.replace(tmp_config, config_path)
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return directory
 
 
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def read_meta(directory: str) -> dict:
-    """config.json of a checkpoint, checked to describe this architecture."""
+    """config.json of a checkpoint, checked to describe this architecture with a valid
+    ModelConfig, and its weights file checked against the recorded `weights_sha256`."""
     path = os.path.join(directory, CONFIG)
     if not os.path.isdir(directory):
         raise UserError(f"checkpoint directory {directory} does not exist")
@@ -47,12 +82,27 @@ def read_meta(directory: str) -> dict:
             meta = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UserError(f"{path} is not valid JSON: {e}") from None
+    if not isinstance(meta, dict):
+        raise UserError(f"{path} holds a JSON {type(meta).__name__}, not a checkpoint config object")
     if meta.get("architecture") != ARCHITECTURE:
         raise UserError(f"{path} describes architecture {meta.get('architecture')!r}, not {ARCHITECTURE!r}")
     if not isinstance(meta.get("config"), dict):
-        raise UserError(f"{path} has no model config")
-    if not os.path.isfile(os.path.join(directory, WEIGHTS)):
+        raise UserError(f"{path} has no model config (its \"config\" field must be an object)")
+    weights = os.path.join(directory, WEIGHTS)
+    if not os.path.isfile(weights):
         raise UserError(f"checkpoint {directory} has no {WEIGHTS}")
+    try:
+        ModelConfig.from_dict(meta["config"])
+    except UserError as e:
+        raise UserError(f"{path}: {e}") from None
+    expected = meta.get("weights_sha256")
+    if expected is not None:
+        if not isinstance(expected, str):
+            raise UserError(f"{path} field weights_sha256 must be a hex string, got {expected!r}")
+        if file_sha256(weights) != expected.lower():
+            raise UserError(f"cannot read {weights}: its SHA-256 differs from the weights_sha256 in "
+                            f"{path}, so the file is damaged or was replaced; restore the checkpoint "
+                            "from where it came from (or retrain / re-ship it)")
     return meta
 
 

@@ -76,6 +76,21 @@ class ModelConfig:
     role_names: tuple = ()
 
     def __post_init__(self):
+        # Types first: a config.json saying `d_model: "abc"` must be one line naming the
+        # field, not a TypeError from the arithmetic below.
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type is tuple:
+                ok, kind = (isinstance(value, (list, tuple)) and all(isinstance(r, str) for r in value),
+                            "a list of strings")
+            elif f.type is bool or f.type is str:
+                ok, kind = isinstance(value, f.type), ("true or false" if f.type is bool else "a string")
+            else:
+                numbers = (int, np.integer) if f.type is int else (int, float, np.integer, np.floating)
+                ok = isinstance(value, numbers) and not isinstance(value, bool)
+                kind = "an integer" if f.type is int else "a number"
+            if not ok:
+                raise UserError(f"model config field {f.name} must be {kind}, got {value!r}")
         self.role_names = tuple(self.role_names)
         if self.d_model % self.heads:
             raise UserError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
@@ -126,10 +141,16 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, fields: dict) -> "ModelConfig":
+        if not isinstance(fields, dict):
+            raise UserError(f"the model config must be a JSON object of fields, got {type(fields).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(fields) - known)
         if unknown:
             raise UserError(f"unknown model config fields: {', '.join(unknown)}")
+        missing = [f.name for f in dataclasses.fields(cls)
+                   if f.default is dataclasses.MISSING and f.name not in fields]
+        if missing:
+            raise UserError(f"the model config lacks the field(s) {', '.join(missing)}")
         return cls(**fields)
 
     def to_dict(self) -> dict:
