@@ -100,37 +100,64 @@ def parse_spec(text: str) -> Spec:
     return Spec(name, None, options, text)
 
 
-def make(spec: str, seed: int | None = None) -> Agent:
-    """Build any agent from its spec string (see the module docstring)."""
-    parsed = parse_spec(spec)
-    module_name, _, attr = _FACTORIES[parsed.name].partition(":")
+def _factory_module(parsed: Spec):
+    module_name = _FACTORIES[parsed.name].partition(":")[0]
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("openlandlord"):
             raise NotAvailable(f"agent {parsed.name!r} is not implemented in this version") from None
         raise NotAvailable(f"agent {parsed.name!r} needs the package {exc.name!r}, "
                            "which is not installed") from None
-    return getattr(module, attr)(parsed, seed)
 
 
-def option(spec: Spec, key: str, default: Any, kind=int) -> Any:
-    """Read one typed option of a spec, with a clear error naming the spec when it is bad."""
+def make(spec: str, seed: int | None = None) -> Agent:
+    """Build any agent from its spec string (see the module docstring)."""
+    parsed = parse_spec(spec)
+    return getattr(_factory_module(parsed), _FACTORIES[parsed.name].partition(":")[2])(parsed, seed)
+
+
+def prepare(spec: str) -> None:
+    """Import what the agent of `spec` needs, in this process, building nothing and loading
+    no weights: its factory module, and whatever that module's `prepare(spec)` imports
+    (rlcard unpacks its data files on its first import; done once here, before worker
+    processes start, the workers do not race to unpack them)."""
+    parsed = parse_spec(spec)
+    hook = getattr(_factory_module(parsed), "prepare", None)
+    if hook is not None:
+        hook(parsed)
+
+
+def option(spec: Spec, key: str, default: Any, kind=int, low=None, high=None) -> Any:
+    """Read one typed option of a spec, with a clear error naming the spec when it is bad or
+    outside [low, high] (either bound may be None)."""
     if key not in spec.options:
         return default
     raw = spec.options[key]
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
         raise UserError(f"option {key}={raw!r} of agent spec {spec.text!r} is not a valid "
                         f"{kind.__name__}") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = (f"between {low} and {high}" if low is not None and high is not None
+                  else f"at least {low}" if low is not None else f"at most {high}")
+        raise UserError(f"option {key}={raw} of agent spec {spec.text!r} must be {bounds}")
+    return value
 
 
-def check_options(spec: Spec, allowed: set[str]) -> None:
+def check_options(spec: Spec, allowed: set[str], positional: bool = True) -> None:
+    """Refuse options outside `allowed`, and with `positional=False` a positional argument
+    (`random:foo`), which the agent would otherwise silently ignore."""
     unknown = set(spec.options) - allowed
     if unknown:
         raise UserError(f"unknown option(s) {', '.join(sorted(unknown))} in agent spec "
                         f"{spec.text!r}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+    if not positional and spec.arg is not None:
+        takes = (f"only key=value options ({', '.join(sorted(allowed))})" if allowed
+                 else "no argument")
+        raise UserError(f"agent spec {spec.text!r}: {spec.name} takes {takes}, "
+                        f"not {spec.arg!r}")
 
 
 def choose(scores: np.ndarray, rng: np.random.Generator | None = None,

@@ -18,5 +18,5 @@ class RandomAgent:
 
 
 def make_random(spec: Spec, seed: int | None) -> RandomAgent:
-    check_options(spec, {"seed"})
-    return RandomAgent(option(spec, "seed", seed))
+    check_options(spec, {"seed"}, positional=False)
+    return RandomAgent(option(spec, "seed", seed, int, low=0))

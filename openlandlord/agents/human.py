@@ -50,5 +50,5 @@ class HumanAgent:
 
 
 def make_human(spec: Spec, seed: int | None) -> HumanAgent:
-    check_options(spec, set())
+    check_options(spec, set(), positional=False)
     return HumanAgent()

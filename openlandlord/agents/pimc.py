@@ -11,7 +11,7 @@ turns an observation into their arguments, and this module is the search that bo
 share (successive halving over common worlds). docs/pimc.md has the details and the
 measured strength and speed.
 
-Options: `worlds` (default: the game spec's `pimc_worlds`, 96 in Dou Dizhu, 16 in Shengji,
+Options: `worlds` (1 to MAX_WORLDS = 65536; default: the game spec's `pimc_worlds`, 96 in Dou Dizhu, 16 in Shengji,
 whose rollouts are several times longer), `rollout` (`rule`, the default, or `random`), `cap` (default
 24: at most this many moves are searched; beyond it the rule policy picks the candidates and
 the other moves score below every searched one, in the rule policy's order).
@@ -33,6 +33,9 @@ from ..games import spec as game_spec
 ROLLOUTS = ("rule", "random")
 OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_CAP = 24
+# The native search counts worlds in a C int; far below that, this many worlds per decision
+# is already hours of search (docs/pimc.md measures 96).
+MAX_WORLDS = 1 << 16
 
 
 class PimcAgent:
@@ -41,8 +44,8 @@ class PimcAgent:
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
                  objective: str = "levels"):
-        if worlds is not None and worlds < 1:
-            raise UserError(f"pimc needs worlds >= 1, got {worlds}")
+        if worlds is not None and not 1 <= worlds <= MAX_WORLDS:
+            raise UserError(f"pimc needs worlds between 1 and {MAX_WORLDS}, got {worlds}")
         if rollout not in ROLLOUTS:
             raise UserError(f"unknown pimc rollout {rollout!r}; "
                             f"choose one of {', '.join(ROLLOUTS)}")
@@ -118,13 +121,10 @@ class PimcAgent:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap", "objective"})
-    if spec.arg is not None:
-        raise UserError(f"agent spec {spec.text!r}: pimc takes key=value options, e.g. "
-                        "'pimc:worlds=32,rollout=rule'")
-    return PimcAgent(worlds=option(spec, "worlds", None, int),
+    check_options(spec, {"worlds", "rollout", "cap", "objective"}, positional=False)
+    return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
-                     cap=option(spec, "cap", DEFAULT_CAP, int), seed=seed, name=spec.text,
+                     cap=option(spec, "cap", DEFAULT_CAP, int, low=1), seed=seed, name=spec.text,
                      objective=option(spec, "objective", "levels", str).strip().lower())
 
 

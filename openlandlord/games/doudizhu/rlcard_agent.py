@@ -22,7 +22,7 @@ import numpy as np
 
 from ...agents import Spec, check_options
 from .rule import BidsByRule
-from ...errors import NotAvailable, UserError
+from ...errors import NotAvailable
 
 
 def rlcard_state(obs, legal) -> dict:
@@ -39,17 +39,22 @@ def rlcard_state(obs, legal) -> dict:
     }
 
 
+def _rule_agent_class():
+    """rlcard's rule agent class (importing rlcard, which unpacks its data on first import)."""
+    try:
+        from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+    except ModuleNotFoundError:
+        raise NotAvailable("agent 'rlcard' needs the package 'rlcard' "
+                           "(pip install rlcard)") from None
+    return DouDizhuRuleAgentV1
+
+
 class RLCardAgent(BidsByRule):
     """rlcard's `DouDizhuRuleAgentV1`, scoring 1 for its choice and 0 elsewhere."""
 
     def __init__(self, seed: int | None = None, strict: bool = False):
-        try:
-            from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
-        except ModuleNotFoundError:
-            raise NotAvailable("agent 'rlcard' needs the package 'rlcard' "
-                               "(pip install rlcard)") from None
         self.name = "rlcard"
-        self.agent = DouDizhuRuleAgentV1()
+        self.agent = _rule_agent_class()()
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.strict = strict
@@ -82,8 +87,14 @@ class RLCardAgent(BidsByRule):
         return out
 
 
+def prepare(spec: Spec) -> None:
+    """Import rlcard once in the parent process, before the arena's workers start: its first
+    import unpacks `games/doudizhu/jsondata.zip` into its package, and two workers doing so
+    at once fail with `File exists` (`openlandlord.agents.prepare`)."""
+    check_options(spec, set(), positional=False)
+    _rule_agent_class()
+
+
 def make_rlcard(spec: Spec, seed: int | None) -> RLCardAgent:
-    check_options(spec, set())
-    if spec.arg:
-        raise UserError(f"agent spec {spec.text!r}: rlcard takes no argument")
+    check_options(spec, set(), positional=False)
     return RLCardAgent(seed)
