@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from pathlib import Path
 
@@ -60,11 +61,14 @@ class TrainConfig:
         for name in ("epochs", "batch_size", "eval_batch_size", "log_every", "action_bucket"):
             if getattr(self, name) < 1:
                 raise UserError(f"training config: {name} must be at least 1, got {getattr(self, name)}")
-        if self.target_temperature is not None and not self.target_temperature >= 0.0:
-            raise UserError(f"training config: target_temperature must be >= 0, got {self.target_temperature}")
+        if self.target_temperature is not None and not 0.0 <= self.target_temperature < math.inf:
+            raise UserError(f"training config: target_temperature must be a finite number >= 0, "
+                            f"got {self.target_temperature}")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length"):
-            if getattr(self, name) < 0:
-                raise UserError(f"training config: {name} must not be negative, got {getattr(self, name)}")
+            # `not 0 <= v < inf` also refuses NaN, which JSON configs may spell `NaN`.
+            if not 0 <= getattr(self, name) < math.inf:
+                raise UserError(f"training config: {name} must not be negative, NaN or infinite, "
+                                f"got {getattr(self, name)}")
         allowed = model_fields()
         unknown = sorted(set(self.model) - set(allowed))
         if unknown:
@@ -92,6 +96,8 @@ def _check_type(name: str, value, field: dataclasses.Field):
         if declared.startswith(label):
             if cls is float and isinstance(value, int) and not isinstance(value, bool):
                 return float(value)
+            if cls is float and isinstance(value, float) and not math.isfinite(value):
+                raise UserError(f"training config: {name} must be a finite number, got {value!r}")
             if cls is int and isinstance(value, bool) or not isinstance(value, cls):
                 raise UserError(f"training config: {name} must be {label}, got {value!r}")
             return value

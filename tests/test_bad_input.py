@@ -19,3 +19,31 @@ from openlandlord.errors import UserError
 def test_agent_spec_regression(spec, problem):
     with pytest.raises(UserError, match=problem):
         make(spec, 0)
+
+
+# --- the command line: one line on stderr, exit status 2 -------------------------------------
+
+def _exits_2(capsys, argv, problem=None) -> str:
+    """Run the CLI on `argv`; assert exit 2 and one stderr line (containing `problem`)."""
+    from openlandlord.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert problem is None or problem in err[0], err
+    return err[0]
+
+
+@pytest.mark.parametrize("content", ['{"lr": NaN}', '{"lr": Infinity}', '{"lr": -0.1}',
+                                     '{"grad_clip": -Infinity}', '{"target_temperature": NaN}'])
+def test_train_config_nan_inf_negative_regression(content, tmp_path, capsys):
+    # NaN compared false to every bound and trained to NaN weights before.
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    out = tmp_path / "o"
+    _exits_2(capsys, ["train", "--data", str(tmp_path / "none"), "--out", str(out),
+                      "--config", str(path)], "training config")
+    _exits_2(capsys, ["train", "--data", str(tmp_path / "none"), "--out", str(out),
+                      "--set", content.strip("{}").replace('"', "").replace(": ", "=")],
+             "training config")
+    assert not out.exists()
