@@ -1,5 +1,7 @@
 """Reading a decision dataset made by `openlandlord generate`: `open(DIR)` proves the manifest
-and every shard intact first (present, same size, same SHA-256, same format version), then
+and every shard intact first (present, same size, same SHA-256, same format version; the
+shard entries tile the run's deals, every shard is of the manifest's run, the totals are
+the shards' sums: docs/dataset-format.md), then
 gives the raw decisions (`records`) or featurized training batches (`batches`), which go
 through `openlandlord.features`, the one featurizer. A damaged dataset is one clear
 `UserError`, never silent garbage.
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -213,6 +215,7 @@ def _open_one(directory: Path) -> tuple[dict, list[_Shard]]:
     if version != shards.FORMAT_VERSION:
         raise UserError(f"dataset {directory} has format version {version}, this openlandlord reads "
                         f"version {shards.FORMAT_VERSION}: regenerate it")
+    run = _check_shard_entries(path, manifest, entries)
     loaded = []
     for entry in entries:
         try:
@@ -220,7 +223,60 @@ def _open_one(directory: Path) -> tuple[dict, list[_Shard]]:
         except (KeyError, TypeError):
             raise UserError(f"{path} has a shard entry without file, sha256 and bytes") from None
         tensors, info = shards.read_shard(directory / file, sha, size)
-        if info.get("index") != entry.get("index") or info.get("run", {}).get("game") != manifest.get("game"):
-            raise shards.ShardError(f"shard {entry['file']} belongs to another run than {path}")
-        loaded.append(_Shard(directory / entry["file"], tensors, info))
+        if info.get("index") != entry["index"] or info.get("run") != run:
+            theirs = info.get("run") if isinstance(info.get("run"), dict) else {}
+            diff = ", ".join(f"{k}={theirs.get(k)!r} (manifest: {v!r})" for k, v in run.items() if theirs.get(k) != v)
+            raise shards.ShardError(f"shard {file} belongs to another run than {path}"
+                                    + (f": {diff}" if diff else f" (it is shard {info.get('index')!r})"))
+        if info.get("deals") != entry["deals"] or info.get("counts") != entry.get("counts"):
+            raise UserError(f"{path}: the entry of {file} does not say what the shard holds "
+                            f"(deals {entry['deals']}, counts {entry.get('counts')}; the shard says "
+                            f"deals {info.get('deals')}, counts {info.get('counts')})")
+        loaded.append(_Shard(directory / file, tensors, info))
+    _check_totals(path, manifest, [s.info["counts"] for s in loaded])
     return manifest, loaded
+
+
+def _check_shard_entries(path: Path, manifest: dict, entries: list) -> dict:
+    """The run configuration the manifest states, once its shard entries are found to be
+    indices 0..n-1 in order, once each, whose deal ranges tile the run's deals exactly as
+    generation cuts them: a dropped, duplicated or reordered entry is refused here."""
+    from .generate import RunConfig
+
+    run = {f.name: manifest.get(f.name) for f in fields(RunConfig)}
+    deals, per_shard = run["deals"], run["deals_per_shard"]
+    for key, value in (("deals", deals), ("deals_per_shard", per_shard)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise UserError(f"{path}: {key} must be a positive integer, got {value!r}")
+    if not all(isinstance(e, dict) for e in entries):
+        raise UserError(f"{path} has a shard entry that is not an object")
+    indices = [e.get("index") for e in entries]
+    twice = sorted({repr(i) for i in indices if indices.count(i) > 1})
+    if twice:
+        raise UserError(f"{path} lists shard index {', '.join(twice)} more than once")
+    if indices != list(range(len(entries))):
+        missing = [i for i in range(len(entries)) if i not in indices]
+        raise UserError(f"{path}: shard entries must be indices 0..{len(entries) - 1} in order, once each; "
+                        f"found {indices}" + (f" (index {', '.join(map(str, missing))} missing)" if missing else ""))
+    expected = -(-deals // per_shard)
+    if len(entries) != expected:
+        raise UserError(f"{path} lists {len(entries)} shard(s), but its run of {deals} deals at "
+                        f"{per_shard} per shard has {expected}: a shard entry was dropped or added")
+    for i, entry in enumerate(entries):
+        span = [i * per_shard, min(deals, (i + 1) * per_shard)]
+        if entry.get("deals") != span:
+            raise UserError(f"{path}: shard {i} lists deals {entry.get('deals')!r}, but its run puts "
+                            f"deals {span} (first, stop) there: the deal ranges must tile 0..{deals}")
+    return run
+
+
+def _check_totals(path: Path, manifest: dict, counts: list[dict]) -> None:
+    """The manifest's `counts` and per-split `splits` figures are the sums of its shards'."""
+    total = {k: sum(c[k] for c in counts) for k in ("deals", "decisions", "moves", "mix_moves")}
+    if manifest.get("counts") != total:
+        raise UserError(f"{path}: counts {manifest.get('counts')} are not the sum of its shards' {total}")
+    splits = manifest.get("splits") if isinstance(manifest.get("splits"), dict) else {}
+    for key in ("deals", "decisions"):
+        found = {s: sum(c[f"split_{key}"][s] for c in counts) for s in SPLITS}
+        if splits.get(key) != found:
+            raise UserError(f"{path}: splits.{key} {splits.get(key)} are not the sum of its shards' {found}")

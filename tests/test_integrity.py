@@ -130,3 +130,113 @@ def test_malformed_checkpoint_config_is_exit_2_in_play_regression(small_checkpoi
     status = main(["play", "--game", "doudizhu", "--seats", f"student:{path},random,random", "--seed", "1"])
     err = capsys.readouterr().err
     assert status == 2 and "d_model" in err and "Traceback" not in err
+
+
+# -- dataset manifests -----------------------------------------------------------------
+
+from openlandlord.distill import dataset, generate as gen, shards  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two tiny runs of one game that differ only in their seed, two shards each."""
+    root = tmp_path_factory.mktemp("runs")
+    for seed in (1, 2):
+        gen.generate(root / f"seed{seed}", "doudizhu", "random", 4, seed=seed, workers=1,
+                     progress=False, deals_per_shard=2)
+    return root
+
+
+def edited_dataset(two_runs, tmp_path, edit):
+    d = tmp_path / "d"
+    shutil.copytree(two_runs / "seed1", d)
+    manifest = json.loads((d / gen.MANIFEST).read_text())
+    edit(d, manifest)
+    (d / gen.MANIFEST).write_text(json.dumps(manifest))
+    return d
+
+
+def drop_last(d, m):
+    m["shards"].pop()
+
+
+def drop_first(d, m):
+    m["shards"].pop(0)
+
+
+def duplicate(d, m):
+    m["shards"].append(dict(m["shards"][0]))
+
+
+def swap(d, m):
+    m["shards"].reverse()
+
+
+def edit_counts(d, m):
+    m["counts"]["decisions"] += 1
+
+
+def edit_split_counts(d, m):
+    m["splits"]["decisions"]["train"] += 1
+
+
+def edit_entry_counts(d, m):
+    m["shards"][1]["counts"]["decisions"] += 1
+
+
+def edit_deals(d, m):
+    m["deals"] = 6
+
+
+def edit_entry_deals(d, m):
+    m["shards"][0]["deals"], m["shards"][1]["deals"] = [0, 1], [1, 4]
+
+
+def edit_run(d, m):
+    m["temperature"] = 1.0
+
+
+@pytest.mark.parametrize("edit, message", [
+    (drop_last, "lists 1 shard(s), but its run of 4 deals at 2 per shard has 2"),
+    (drop_first, "shard entries must be indices 0..0 in order, once each; found [1] (index 0 missing)"),
+    (duplicate, "lists shard index 0 more than once"),
+    (swap, "shard entries must be indices 0..1 in order, once each; found [1, 0]"),
+    (edit_counts, "counts {'deals': 4, 'decisions': 155"),
+    (edit_split_counts, "splits.decisions"),
+    (edit_entry_counts, "the entry of shard-00001.safetensors does not say what the shard holds"),
+    (edit_deals, "lists 2 shard(s), but its run of 6 deals at 2 per shard has 3"),
+    (edit_entry_deals, "shard 0 lists deals [0, 1], but its run puts deals [0, 2]"),
+    (edit_run, "shard-00000.safetensors belongs to another run than"),
+])
+def test_manifest_that_misdescribes_its_shards_is_refused_regression(two_runs, tmp_path, edit, message):
+    d = edited_dataset(two_runs, tmp_path, edit)
+    with pytest.raises(UserError) as err:
+        dataset.open(d)
+    assert message in str(err.value) and str(d / gen.MANIFEST) in str(err.value)
+
+
+def test_shard_of_another_run_is_refused_even_with_its_hash_in_the_manifest_regression(two_runs, tmp_path):
+    def transplant(d, m):
+        blob = (two_runs / "seed2" / gen.shard_name(1)).read_bytes()
+        (d / gen.shard_name(1)).write_bytes(blob)
+        m["shards"][1].update(bytes=len(blob), sha256=shards.sha256(blob))
+    d = edited_dataset(two_runs, tmp_path, transplant)
+    with pytest.raises(UserError, match=r"shard-00001.safetensors belongs to another run than .*seed=2 \(manifest: 1\)"):
+        dataset.open(d)
+
+
+def test_each_part_of_a_union_is_checked_regression(two_runs, tmp_path):
+    union = tmp_path / "union"
+    shutil.copytree(two_runs, union)
+    assert len(dataset.open(union)) > 0
+    path = union / "seed2" / gen.MANIFEST
+    manifest = json.loads(path.read_text())
+    manifest["shards"].pop()
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(UserError, match=f"{path} lists 1 shard"):
+        dataset.open(union)
+
+
+def test_intact_dataset_still_opens(two_runs):
+    ds = dataset.open(two_runs / "seed1")
+    assert len(ds) == ds.manifest["counts"]["decisions"]
