@@ -18,6 +18,9 @@ every deal seed in that range, so that no evaluation deal is ever trained on. In
   [2,050,000,000, 2,100,000,000); the same (N, S) always gives the same deals, and the
   first N deals of a bigger set with the same S are the smaller set.
 
+`load` refuses a file whose seeds leave EVAL_SEEDS, repeat, or are not non-negative
+integers, or whose options are not the game's own with valid values (see `_from_file`).
+
 `python -m eval.dealsets` rewrites the committed files from `COMMITTED` (they never change
 once published: a new set gets a new name and number).
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,15 +100,57 @@ def load(name: str, game: str | None = None) -> DealSet:
     try:
         with open(path) as f:
             raw = json.load(f)
-        deal_set = DealSet(raw["name"], raw["game"], tuple(int(s) for s in raw["seeds"]),
-                           dict(raw.get("options", {})), raw.get("purpose", "dev"))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:
         raise UserError(f"deal set file {path} is unreadable: {exc}") from None
-    if not deal_set.seeds:
-        raise UserError(f"deal set {name!r} holds no deals")
+    deal_set = _from_file(path, raw)
     if game is not None and deal_set.game != game:
         raise UserError(f"deal set {name!r} is for {deal_set.game}, not {game}")
     return deal_set
+
+
+def _from_file(path: str, raw) -> DealSet:
+    """The DealSet a file holds, once it is found safe to score on: a JSON object of a known
+    game whose seeds are distinct integers inside EVAL_SEEDS (a seed outside could be a
+    training deal; a repeated one would count one deal as two independent ones and narrow
+    the intervals) and whose options are the game's deal-set options with valid values."""
+    def refuse(problem):
+        return UserError(f"deal set file {path}: {problem}")
+
+    if not isinstance(raw, dict):
+        raise refuse(f"holds a JSON {type(raw).__name__}, not a deal set object")
+    for key in ("name", "game"):
+        if not isinstance(raw.get(key), str):
+            raise refuse(f"{key} must be a string, got {raw.get(key)!r}")
+    try:
+        spec = game_spec(raw["game"])
+    except UserError as exc:
+        raise refuse(str(exc)) from None
+    seeds = raw.get("seeds")
+    if not isinstance(seeds, list) or not seeds:
+        raise refuse("holds no deals (seeds must be a non-empty list of integers)")
+    for seed in seeds:
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise refuse(f"seed {seed!r} is not a non-negative integer")
+        if seed not in EVAL_SEEDS:
+            raise refuse(f"seed {seed} lies outside the reserved evaluation range "
+                         f"[{EVAL_SEEDS.start:,}, {EVAL_SEEDS.stop:,}), so it could be a training deal")
+    if len(set(seeds)) != len(seeds):
+        twice = sorted(s for s, n in Counter(seeds).items() if n > 1)
+        raise refuse(f"seed {twice[0]} appears more than once ({len(twice)} repeated seed(s)): "
+                     "a repeated deal would count as an independent one")
+    options = raw.get("options", {})
+    if not isinstance(options, dict):
+        raise refuse(f"options must be an object, got {options!r}")
+    try:
+        for key in options:
+            spec.option(key)              # only the game's own options (no `dealer`, `levels`)
+        spec.check_options(options)
+    except UserError as exc:
+        raise refuse(str(exc)) from None
+    purpose = raw.get("purpose", "dev")
+    if not isinstance(purpose, str):
+        raise refuse(f"purpose must be a string, got {purpose!r}")
+    return DealSet(raw["name"], raw["game"], tuple(seeds), dict(options), purpose)
 
 
 def build_committed(name: str) -> dict:

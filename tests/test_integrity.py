@@ -240,3 +240,56 @@ def test_each_part_of_a_union_is_checked_regression(two_runs, tmp_path):
 def test_intact_dataset_still_opens(two_runs):
     ds = dataset.open(two_runs / "seed1")
     assert len(ds) == ds.manifest["counts"]["decisions"]
+
+
+# -- evaluation deal sets --------------------------------------------------------------
+
+from openlandlord.eval import dealsets  # noqa: E402
+
+
+def deal_set_file(tmp_path, **changes):
+    raw = {**dealsets.build_committed("doudizhu-dev-300"), "name": "edited", **changes}
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(raw))
+    return str(path)
+
+
+FIRST = dealsets.EVAL_SEEDS.start
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"seeds": [FIRST, 12345]}, "seed 12345 lies outside the reserved evaluation range"),
+    ({"seeds": [FIRST, dealsets.EVAL_SEEDS.stop]}, "outside the reserved evaluation range"),
+    ({"seeds": [FIRST, FIRST + 1, FIRST]}, f"seed {FIRST} appears more than once"),
+    ({"seeds": [FIRST, float(FIRST + 1)]}, "is not a non-negative integer"),
+    ({"seeds": [FIRST, True]}, "seed True is not a non-negative integer"),
+    ({"seeds": [FIRST, -3]}, "seed -3 is not a non-negative integer"),
+    ({"seeds": []}, "holds no deals"),
+    ({"seeds": "2000000000"}, "holds no deals"),
+    ({"options": {"bidding": "auction"}}, "'auction' is not a doudizhu bidding"),
+    ({"options": {"bidding": "none", "colour": "red"}}, "doudizhu has no option 'colour'"),
+    ({"options": {"bidding": "none", "mode": "match"}}, "doudizhu has no option 'mode'"),
+    ({"game": "shengji", "options": {"rules": "tractor", "dealer": 2}}, "shengji has no option 'dealer'"),
+    ({"game": "chess"}, "chess"),
+    ({"options": ["bidding"]}, "options must be an object"),
+])
+def test_unsafe_deal_set_file_is_refused_regression(tmp_path, changes, message):
+    path = deal_set_file(tmp_path, **changes)
+    with pytest.raises(UserError) as err:
+        dealsets.load(path)
+    text = str(err.value)
+    assert message in text and path in text and "\n" not in text
+
+
+def test_deal_set_file_that_is_a_list_is_refused_regression(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[2000000000]")
+    with pytest.raises(UserError, match="holds a JSON list"):
+        dealsets.load(str(path))
+
+
+@pytest.mark.parametrize("name", sorted(dealsets.COMMITTED))
+def test_committed_deal_sets_still_load_unchanged(name):
+    raw = dealsets.build_committed(name)
+    deal_set = dealsets.load(name)
+    assert (deal_set.seeds, deal_set.options, deal_set.purpose) == (tuple(raw["seeds"]), raw["options"], raw["purpose"])
