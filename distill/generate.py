@@ -22,6 +22,7 @@ and the move encoding are the game spec's.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import time
@@ -39,9 +40,12 @@ from openlandlord.games import game_options, spec as game_spec, to_json
 from . import dataset, shards
 from .schema import CHOOSERS, MANIFEST, SPLITS
 from .seeds import (_MASK64, DEAL_SEED_RULE, EVAL_DIR, EVAL_RESERVED, SPLIT_RULE, TRAIN_SEED_PRIME,  # noqa: F401
-                    check_eval_overlap, deal_seed, eval_seeds, split_of, splitmix64)
+                    check_eval_overlap, deal_seed, deal_seeds, eval_seeds, split_of, splitmix64)
 
 DEALS_PER_SHARD = 25
+# The most deals one run generates: far above any dataset the docs train on (20,000), and
+# low enough that the evaluation-overlap check over every deal seed takes seconds.
+MAX_DEALS = 10_000_000
 # Agents whose scores mean nothing, so they cannot be teachers.
 NOT_TEACHERS = {"rlcard": "rlcard is the external yardstick, never a teacher (its scores are "
                           "one-hot on its own choice)",
@@ -308,12 +312,15 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     rules = spec.deal_options(options)
     if temperature is None:
         temperature = spec.teacher_temperature
-    if not isinstance(deals, int) or not 0 < deals <= TRAIN_SEED_PRIME:
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {deals}")
+    if deals > MAX_DEALS:
+        raise UserError(f"--deals {deals} is more than one run generates (at most {MAX_DEALS:,}); "
+                        "split it into several runs with different --seed")
     if workers is not None and workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
-    if not temperature >= 0.0:
-        raise UserError(f"temperature must be >= 0, got {temperature}")
+    if not 0.0 <= temperature < math.inf:
+        raise UserError(f"--temperature must be a finite number >= 0, got {temperature}")
     mixed = parse_mix(mix)
     teacher_name = agents.parse_spec(teacher).name
     if teacher_name in NOT_TEACHERS:
@@ -323,8 +330,7 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     config = RunConfig(game, rules, agents.parse_spec(teacher).text,
                        {"spec": mixed[0], "fraction": mixed[1]} if mixed else None,
                        float(temperature), int(seed), deals, deals_per_shard)
-    eval_check = check_eval_overlap([deal_seed(seed, i) for i in range(deals)],
-                                    EVAL_DIR if eval_dir is None else eval_dir)
+    eval_check = check_eval_overlap(deal_seeds(seed, deals), EVAL_DIR if eval_dir is None else eval_dir)
     agents.make(config.teacher, 0)  # a bad or unavailable spec fails here, once, not in every worker
     if mixed:
         agents.make(mixed[0], 0)

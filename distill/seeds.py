@@ -5,6 +5,7 @@ split a deal belongs to, and the evaluation seeds a run must never train on. The
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from openlandlord.errors import UserError
@@ -31,12 +32,22 @@ def splitmix64(x: int) -> int:
     return x ^ (x >> 31)
 
 
+def _affine(seed: int) -> tuple[int, int]:
+    s = seed & _MASK64
+    return 1 + splitmix64(s) % (TRAIN_SEED_PRIME - 1), splitmix64(s ^ 0xD1B54A32D192ED03) % TRAIN_SEED_PRIME
+
+
 def deal_seed(seed: int, index: int) -> int:
     """The seed of deal `index` of a run with `--seed seed` (DEAL_SEED_RULE)."""
-    s = seed & _MASK64
-    a = 1 + splitmix64(s) % (TRAIN_SEED_PRIME - 1)
-    b = splitmix64(s ^ 0xD1B54A32D192ED03) % TRAIN_SEED_PRIME
+    a, b = _affine(seed)
     return (a * index + b) % TRAIN_SEED_PRIME
+
+
+def deal_seeds(seed: int, deals: int) -> Iterator[int]:
+    """The seeds of deals 0 .. deals-1 of a run, one at a time (`deal_seed` for each)."""
+    a, b = _affine(seed)
+    for index in range(deals):
+        yield (a * index + b) % TRAIN_SEED_PRIME
 
 
 def split_of(seed: int) -> str:
@@ -59,8 +70,10 @@ def eval_seeds(eval_dir: Path) -> dict[int, str]:
     return found
 
 
-def check_eval_overlap(seeds: list[int], eval_dir: Path) -> dict:
-    """Refuse any deal seed in the evaluation's reserved range or in an evaluation deal set."""
+def check_eval_overlap(seeds: Iterable[int], eval_dir: Path) -> dict:
+    """Refuse any deal seed in the evaluation's reserved range or in an evaluation deal set.
+    The seeds are read one at a time (a run's may be millions); only the evaluation's are
+    held."""
     reserved = eval_seeds(eval_dir)
     for index, seed in enumerate(seeds):
         if seed in EVAL_RESERVED or seed in reserved:

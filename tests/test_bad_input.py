@@ -47,3 +47,34 @@ def test_train_config_nan_inf_negative_regression(content, tmp_path, capsys):
                       "--set", content.strip("{}").replace('"', "").replace(": ", "=")],
              "training config")
     assert not out.exists()
+
+
+# --- generate ----------------------------------------------------------------------------------
+
+def test_generate_huge_deals_regression(tmp_path, capsys):
+    # Built a list of every deal seed first: minutes of silence, then MemoryError.
+    from distill.generate import MAX_DEALS
+
+    for deals in ("1999999973", str(MAX_DEALS + 1)):
+        _exits_2(capsys, ["generate", "--teacher", "random", "--deals", deals,
+                          "--out", str(tmp_path / "o")], f"at most {MAX_DEALS:,}")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("temperature", ["inf", "nan", "-inf", "-1"])
+def test_generate_temperature_inf_nan_regression(temperature, tmp_path, capsys):
+    _exits_2(capsys, ["generate", "--teacher", "random", "--deals", "2", "--out", str(tmp_path / "o"),
+                      f"--temperature={temperature}"], "--temperature must be a finite number")
+    assert not (tmp_path / "o").exists()
+
+
+def test_eval_overlap_reads_seeds_one_at_a_time_regression(tmp_path):
+    from distill import seeds
+
+    def run_seeds():
+        yield from (1, 2, 3, seeds.EVAL_RESERVED.start + 1)
+        raise AssertionError("read past the first evaluation seed: the seeds were listed")
+
+    with pytest.raises(UserError, match="deal 3 would use seed 2000000001"):
+        seeds.check_eval_overlap(run_seeds(), tmp_path)
+    assert list(seeds.deal_seeds(7, 50)) == [seeds.deal_seed(7, i) for i in range(50)]
