@@ -85,8 +85,9 @@ def _settings(cfg: TrainConfig, game: str) -> dict:
 def restore(trainer: Trainer, directory: Path) -> None:
     import mlx.core as mx
     from mlx.utils import tree_unflatten
-    from openlandlord.model.checkpoint import WEIGHTS
+    from openlandlord.model.checkpoint import WEIGHTS, read_meta
 
+    read_meta(str(directory))        # refuses weights that do not match their recorded sha256
     trainer.model.load_weights(str(directory / WEIGHTS))
     trainer.optimizer.state = tree_unflatten(list(mx.load(str(directory / OPTIMIZER)).items()))
     mx.eval(trainer.model.parameters(), trainer.optimizer.state)

@@ -443,3 +443,17 @@ def test_value_target_shengji_is_the_team_points_margin(tmp_path):
     got = [by_row[(r.deal_id, r.step, r.factored)] for r in recs]
     np.testing.assert_allclose(got, want, rtol=1e-6)
     assert batch["score"].max() <= 3    # `score` stays the recorded levels, unchanged
+
+
+def test_resume_refuses_a_damaged_epoch_checkpoint_regression(data, tmp_path, capsys):
+    # Regression: --resume loaded last/weights.safetensors without checking it against the
+    # sha256 its config.json records, so a flipped bit trained on silently.
+    cfg = tiny_config()
+    out = tmp_path / "run"
+    tr.train(data, str(out), cfg, stop_after=1, progress=False)
+    weights_file = out / "last" / "weights.safetensors"
+    blob = bytearray(weights_file.read_bytes())
+    blob[-3] ^= 0x10
+    weights_file.write_bytes(bytes(blob))
+    with pytest.raises(UserError, match="sha256|weights"):
+        tr.train(data, str(out), cfg, resume=True, progress=False)
