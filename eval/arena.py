@@ -59,7 +59,7 @@ from collections import defaultdict
 import numpy as np
 from tqdm import tqdm
 
-from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec
+from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec, prepare
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
 from openlandlord.games import Seating, game_options, spec as game_spec
@@ -221,6 +221,8 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
+    for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
+        prepare(spec)     # once here: workers importing rlcard together raced to unpack its data
     by_deal = [game.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
     per_job = max(1, math.ceil(len(by_deal) / (2 * workers))) if workers > 1 else len(by_deal)
     jobs = []
@@ -374,6 +376,29 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def check_output(path: str | None, flag: str, directory: bool = False) -> None:
+    """Refuse, before any game is played, an output path that cannot be written when the
+    run ends: a folder where a file is wanted (or a file where a folder is), a parent that
+    cannot be created, no permission."""
+    if path is None:
+        return
+    target = os.path.abspath(path)
+    if os.path.isdir(target) != directory and os.path.exists(target):
+        raise UserError(f"{flag} {path} is {'a file' if directory else 'a directory'}; "
+                        f"give a {'folder' if directory else 'file'} path")
+    if os.path.exists(target):
+        if not os.access(target, os.W_OK | (os.X_OK if directory else 0)):
+            raise UserError(f"{flag} {path}: no permission to write it")
+        return
+    parent = os.path.dirname(target)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UserError(f"{flag} {path}: cannot create it, {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{flag} {path}: no permission to create it in {parent}")
+
+
 def write_json(path: str, result: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
@@ -397,6 +422,8 @@ def run(args) -> int:
     """`openlandlord eval`."""
     if args.deals is not None and args.deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
+    check_output(args.json, "--json")
+    check_output(args.report, "--report", directory=True)
     deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
                                 explicit_options(args))
     result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,

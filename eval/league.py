@@ -81,6 +81,8 @@ def run(args) -> int:
     deal_set_name = getattr(args, "deal_set", None)
     if deal_set_name is None and (args.deals is None or args.deals <= 0):
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
+    arena.check_output(args.json, "--json")
+    arena.check_output(args.report, "--report", directory=True)
     deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed,
                                       arena.explicit_options(args))
     result = play_league(args.game, args.agents, deal_set, args.seed,

@@ -1,6 +1,12 @@
 """Bad input is one line on stderr and exit status 2 (the CLI), or a UserError naming the
 problem (the API), never a traceback and never silently accepted: a named `*_regression`
 test for each input that once slipped through, and fuzz tests over random bad inputs."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 
 from openlandlord.agents import make
@@ -78,3 +84,73 @@ def test_eval_overlap_reads_seeds_one_at_a_time_regression(tmp_path):
     with pytest.raises(UserError, match="deal 3 would use seed 2000000001"):
         seeds.check_eval_overlap(run_seeds(), tmp_path)
     assert list(seeds.deal_seeds(7, 50)) == [seeds.deal_seed(7, i) for i in range(50)]
+
+
+# --- eval and league outputs: checked before any game is played ------------------------------
+
+def _bad_outputs(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    return [("--json", str(tmp_path), "is a directory"),
+            ("--json", str(a_file / "sub" / "r.json"), "is a file"),
+            ("--report", str(a_file), "is a file"),
+            ("--report", str(a_file / "sub"), "is a file")]
+
+
+@pytest.mark.parametrize("command", ["eval", "league"])
+def test_eval_bad_output_path_before_playing_regression(command, tmp_path, capsys, monkeypatch):
+    # Found only after the whole evaluation before.
+    from openlandlord.eval import arena
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played before the output path was checked")
+
+    monkeypatch.setattr(arena, "play_pairs", no_games)
+    monkeypatch.setenv("OPENLANDLORD_LEDGER", str(tmp_path / "ledger.jsonl"))
+    agents = (["--agent", "random", "--opponent", "rule"] if command == "eval"
+              else ["--agents", "random", "rule"])
+    for flag, path, problem in _bad_outputs(tmp_path):
+        _exits_2(capsys, [command, *agents, "--deals", "2", "--workers", "1", flag, path], problem)
+    assert not (tmp_path / "ledger.jsonl").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root may write anywhere: no permission to refuse")
+def test_eval_output_without_permission_regression(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    _exits_2(capsys, ["eval", "--agent", "random", "--opponent", "rule", "--deals", "2",
+                      "--json", str(locked / "r.json")], "no permission")
+
+
+# --- the rlcard import race --------------------------------------------------------------------
+
+def test_rlcard_first_import_with_two_workers_regression(tmp_path):
+    # On a fresh install rlcard unpacks games/doudizhu/jsondata.zip on its first import; two
+    # evaluation workers did so at once and one failed with `File exists: .../jsondata`.
+    # The copy below widens that window (2 s between rlcard's check and its unpacking) and
+    # logs each process that unpacks: exactly one may, the parent, before the workers start.
+    rlcard = pytest.importorskip("rlcard")     # a third-party package, not the project's own
+    fresh = tmp_path / "site"
+    unpacked = os.path.join("games", "doudizhu")
+
+    def without_unpacked(folder, names):
+        return ["jsondata", "__pycache__"] if folder.endswith(unpacked) else ["__pycache__"]
+
+    shutil.copytree(os.path.dirname(rlcard.__file__), fresh / "rlcard", ignore=without_unpacked)
+    utils = fresh / "rlcard" / "games" / "doudizhu" / "utils.py"
+    log = tmp_path / "unpacked-by.log"
+    source = utils.read_text()
+    assert "    import zipfile\n" in source
+    utils.write_text(source.replace("    import zipfile\n", "    import time, zipfile\n"
+                                    f"    open({str(log)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                                    "    time.sleep(2)\n"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fresh), os.environ.get("PYTHONPATH", "")]),
+           "OPENLANDLORD_LEDGER": str(tmp_path / "ledger.jsonl")}
+    done = subprocess.run([sys.executable, "-m", "openlandlord.cli", "eval", "--game", "doudizhu",
+                           "--agent", "rule", "--opponent", "rlcard", "--deals", "4", "--workers", "2",
+                           "--json", str(tmp_path / "r.json")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["games"] == 12
+    assert len(log.read_text().split()) == 1
