@@ -154,3 +154,31 @@ def test_rlcard_first_import_with_two_workers_regression(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["games"] == 12
     assert len(log.read_text().split()) == 1
+
+
+# --- the referees' Python API ----------------------------------------------------------------
+
+def test_doudizhu_from_hands_that_make_no_game_regression():
+    from openlandlord.games.doudizhu import Game
+
+    with pytest.raises(UserError, match="hand of seat 0 is empty"):
+        Game.from_hands(["", "3", "4"], "")            # a live game with no legal move before
+    with pytest.raises(UserError, match="hand of seat 1 is empty"):
+        Game.from_hands(["3", "", "4"], "5", bidding="call-rob")
+    with pytest.raises(UserError, match="must be a card string"):
+        Game.from_hands([None, "3", "4"])              # TypeError before
+    with pytest.raises(UserError, match="landlord"):
+        Game.from_hands(["3", "4", "5"], landlord=1.0)
+    assert Game.from_hands(["", "3", "4"], "5").hands() == ["5", "3", "4"]   # the kitty is its card
+
+
+@pytest.mark.parametrize("seat", ["0", True, 0.0, None.__class__])
+def test_doudizhu_play_seat_must_be_an_int_regression(seat):
+    # "seat 0 moved out of turn: it is seat 0's turn" before.
+    from openlandlord.games.doudizhu import Game
+
+    game = Game.from_hands(["3", "4", "5"])
+    before = game.to_json()
+    with pytest.raises(UserError, match="seat must be 0, 1 or 2"):
+        game.play("3", seat=seat)
+    assert game.to_json() == before

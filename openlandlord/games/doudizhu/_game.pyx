@@ -217,13 +217,22 @@ cdef class Game:
         cdef uint64_t k
         if not isinstance(hands, (list, tuple)) or len(hands) != 3:
             raise UserError(f"hands must be three card strings, got {hands!r}")
-        if landlord not in (0, 1, 2):
+        if isinstance(landlord, (bool, str)) or not hasattr(landlord, "__index__") or landlord not in (0, 1, 2):
             raise UserError(f"landlord must be seat 0, 1 or 2, got {landlord!r}")
         for i in range(3):
+            if not isinstance(hands[i], str):
+                raise UserError(f"hand of seat {i} must be a card string, got {hands[i]!r}")
             packed[i] = _parse(hands[i], f"hand of seat {i}")
+        if not isinstance(kitty, str):
+            raise UserError(f"kitty must be a card string, got {kitty!r}")
         k = _parse(kitty, "kitty")
         _parse(_packed_str(packed[0]) + _packed_str(packed[1]) + _packed_str(packed[2])
                + _packed_str(k), "the deal (hands and kitty together)")
+        for i in range(3):
+            # A seat out of cards at the start: a live game with no legal move.
+            if packed[i] == 0 and not (bidding == "none" and i == landlord and k != 0):
+                raise UserError(f"hand of seat {i} is empty: every seat needs a card to start "
+                                f"a game (the landlord's may come from the kitty)")
         return Game._make(bidding, packed, k, landlord)
 
     @staticmethod
@@ -386,6 +395,8 @@ cdef class Game:
         if self.phase_code == PH_DONE:
             raise IllegalMove(f"the game is over; no move {move!r} can be played")
         s = self.current_seat
+        if seat is not None and (isinstance(seat, (bool, str)) or not hasattr(seat, "__index__")):
+            raise IllegalMove(f"seat must be 0, 1 or 2, got {seat!r}")
         if seat is not None and seat != s:
             raise IllegalMove(f"seat {seat} moved out of turn: it is seat {s}'s turn")
         if self.phase_code == PH_BIDDING:
