@@ -1,9 +1,22 @@
-"""Which BLAS MLX runs on. MLX on Linux ships a slow reference BLAS; Debian's OpenBLAS
-(package libopenblas0-pthread), preloaded, makes the student's matmuls several times faster.
+"""Which BLAS MLX runs on. MLX on Linux (`mlx[cpu]`) ships a slow reference BLAS; a fast one,
+preloaded, makes the student's matmuls several times faster. Two are looked for, in order:
+
+- Debian's OpenBLAS (package libopenblas0-pthread; `apt-get install`, needs root);
+- Intel's MKL from the `mkl` wheel (a dependency of this package on x86-64 Linux, so
+  `pip install` brings it, no root): `libmkl_rt` exports the plain `cblas_sgemm`/`sgeev_`
+  symbols with 32-bit integers that libmlx.so binds to, and picks its kernels for the CPU
+  it runs on.
+
+What cannot serve, checked with `nm -D` against libmlx.so's undefined symbols: the
+scipy-openblas32/64 wheels and numpy's bundled copy prefix every symbol with `scipy_` (and
+numpy's adds a `64_` suffix), so MLX never binds to them; cmeel-openblas is built for
+AVX-512 CPUs only and dies of an illegal instruction elsewhere.
+
 A preload only works from process start, so the commands that run the student start their
 processes with it (eval's workers, quickstart's stages) or re-execute themselves once with it
-(train). OPENLANDLORD_BLAS=bundled opts out; on macOS there is nothing to do (MLX uses
-Accelerate and the GPU).
+(train). OPENLANDLORD_BLAS=bundled opts out; =debian or =mkl picks one of the two, and an
+absolute path another library; on macOS there is nothing to do (MLX uses Accelerate and the
+GPU).
 """
 from __future__ import annotations
 
@@ -11,22 +24,61 @@ import os
 import platform
 import sys
 
-OPENBLAS = f"/usr/lib/{platform.machine()}-linux-gnu/openblas-pthread/libopenblas.so.0"
+DEBIAN_OPENBLAS = f"/usr/lib/{platform.machine()}-linux-gnu/openblas-pthread/libopenblas.so.0"
 # Set in a process re-executed with the preload, so that it never re-executes again.
 REEXEC_GUARD = "OPENLANDLORD_BLAS_REEXEC"
+FIX = "pip install mkl, or apt-get install libopenblas0-pthread"
+
+
+def _mkl() -> str | None:
+    """The `mkl` wheel's library: pip puts it in the environment's lib/ (or the user base's)."""
+    import site
+
+    for root in (sys.prefix, site.getuserbase()):
+        for name in ("libmkl_rt.so.3", "libmkl_rt.so.2"):
+            if os.path.exists(os.path.join(root, "lib", name)):
+                return os.path.join(root, "lib", name)
+    return None
+
+
+def find(choice: str | None = None) -> str | None:
+    """The BLAS library to preload for OPENLANDLORD_BLAS=`choice` (default: the environment's,
+    else auto): None for bundled, on macOS, or when none is found."""
+    choice = choice or os.environ.get("OPENLANDLORD_BLAS", "auto")
+    if sys.platform != "linux" or choice == "bundled":
+        return None
+    debian = DEBIAN_OPENBLAS if os.path.exists(DEBIAN_OPENBLAS) else None
+    if choice == "debian":
+        return debian
+    if choice == "mkl":
+        return _mkl()
+    if os.path.isabs(choice):
+        return choice if os.path.exists(choice) else None
+    return debian or _mkl()
+
+
+OPENBLAS = find() or ""  # "" when none is found
 
 
 def wanted() -> bool:
-    """Whether processes started from here should preload OpenBLAS."""
-    return (sys.platform == "linux" and os.path.exists(OPENBLAS)
-            and os.environ.get("OPENLANDLORD_BLAS", "auto") != "bundled")
+    """Whether processes started from here should preload a fast BLAS."""
+    return bool(OPENBLAS)
+
+
+def note() -> str | None:
+    """One line for a user left on the slow bundled BLAS (Linux, no fast BLAS found, not opted
+    out), saying how to fix it; None otherwise."""
+    if sys.platform != "linux" or wanted() or os.environ.get("OPENLANDLORD_BLAS") == "bundled":
+        return None
+    return f"note: no fast BLAS found, MLX trains on its bundled one (about 5x slower): {FIX}"
 
 
 def loaded() -> bool:
-    """Whether OpenBLAS is mapped into this process."""
+    """Whether a fast BLAS (OpenBLAS or MKL) is mapped into this process."""
     try:
         with open("/proc/self/maps") as f:
-            return "libopenblas" in f.read()
+            maps = f.read()
+            return "libopenblas" in maps or "libmkl_rt" in maps
     except OSError:
         return False
 

@@ -46,7 +46,7 @@ def _positive(kind):
 def _game_options(parser) -> None:
     """`--game` and every registered game's option flags (`--bidding`, `--rules`, `--mode`);
     the stage validates them against the chosen game's spec (`games.game_options`)."""
-    parser.add_argument("--game", choices=GAMES, default="doudizhu")
+    parser.add_argument("--game", choices=GAMES, default="doudizhu", help="which game")
     for opt in all_options().values():
         parser.add_argument(opt.flag, dest=opt.name, choices=opt.choices, default=None,
                             help=f"{opt.help} (default {opt.default})")
@@ -60,38 +60,89 @@ def _backend(parser) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line (its default also exits 2, but prints usage first)."""
+    """argparse that exits 2 with one line (its default also exits 2, but prints usage first).
+    An `epilog` may be a function: it is called only when help is printed, so what it lists
+    (agents, deal sets) is imported only then and every other start stays fast."""
 
     def error(self, message):
         raise UserError(f"{self.prog}: {message}")
 
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
+class _Help(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Epilogs keep their lines; an option's default is added where its help does not already
+    say it (none for required options, flags, or options whose default is worked out later)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.required or any(action.default is d for d in (None, False, argparse.SUPPRESS))
+                or "default" in text or not action.option_strings):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _agents() -> str:
+    from .agents import _FACTORIES
+
+    return ("agent specs: NAME[:ARGS], ARGS one value (a path or a level) or key=value pairs\n"
+            "  separated by commas, e.g. rule:expert, pimc:worlds=32,rollout=rule,\n"
+            "  student:runs/quickstart-doudizhu/model, onnx:student.onnx\n"
+            f"agents: {', '.join(sorted(_FACTORIES))}")
+
+
+def _deal_sets() -> str:
+    from .eval.dealsets import committed_names
+
+    return "committed deal sets (--deal-set NAME, or a deal-set .json file):\n  " + "\n  ".join(committed_names())
+
+
+def _epilog(example: str, agents: bool = False, deal_sets: bool = False):
+    """A help epilog: the agent spec grammar and registry, the committed deal sets, one example."""
+    def build() -> str:
+        parts = ([_agents()] if agents else []) + ([_deal_sets()] if deal_sets else [])
+        return "\n\n".join(parts + [f"example:\n  {example}"])
+    return build
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="openlandlord", description="OpenLandlord: Dou Dizhu and Shengji referees, teachers, an MLX student, Core ML export and mirrored-seat evaluation.")
+    p = _Parser(prog="openlandlord", formatter_class=_Help, epilog=_epilog("openlandlord quickstart"), description="OpenLandlord: Dou Dizhu and Shengji referees, teachers, an MLX student, Core ML export and mirrored-seat evaluation.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    play = sub.add_parser("play", help="play a game in the terminal (a seat may be `human`)")
+    def command(name, help, example, **lists):
+        return sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                              formatter_class=_Help, epilog=_epilog(example, **lists))
+
+    play = command("play", "play a game in the terminal (a seat may be `human`)",
+                   "openlandlord play --seats human,rule,rule:expert --seed 7", agents=True)
     _game_options(play)
     play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh deal each run)")
 
-    gen = sub.add_parser("generate", help="generate a teacher-scored decision dataset")
+    gen = command("generate", "generate a teacher-scored decision dataset",
+                  "openlandlord generate --teacher pimc:worlds=16 --deals 200 --out runs/data", agents=True)
     _game_options(gen)
-    gen.add_argument("--teacher", required=True)
-    gen.add_argument("--deals", type=_positive(int), required=True)
-    gen.add_argument("--out", required=True)
+    gen.add_argument("--teacher", required=True, help="agent spec whose move scores are the targets")
+    gen.add_argument("--deals", type=_positive(int), required=True, help="number of deals to play")
+    gen.add_argument("--out", required=True, help="dataset folder (rerun to resume it)")
     gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
-    gen.add_argument("--workers", type=_positive(int), default=None)
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--workers", type=_positive(int), default=None,
+                     help="worker processes (default: one per core)")
+    gen.add_argument("--seed", type=int, default=0, help="seed of the deals and the teacher")
     _backend(gen)
     gen.add_argument("--temperature", type=float, default=None,
                      help="teacher softmax temperature in score units (default per game: "
                           "Dou Dizhu 0.2, Shengji 0.1)")
 
-    train = sub.add_parser("train", help="train the student on a dataset")
-    train.add_argument("--data", required=True)
-    train.add_argument("--out", required=True)
-    train.add_argument("--epochs", type=_positive(int), default=None)
+    train = command("train", "train the student on a dataset",
+                    "openlandlord train --data runs/data --out runs/model --epochs 4")
+    train.add_argument("--data", required=True, help="dataset folder written by `generate`")
+    train.add_argument("--out", required=True, help="checkpoint folder")
+    train.add_argument("--epochs", type=_positive(int), default=None,
+                       help="passes over the data (default: the config's)")
     train.add_argument("--config", default=None,
                        help="training config JSON (default distill/configs/default.json)")
     train.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
@@ -99,49 +150,65 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", action="store_true",
                        help="continue the run in --out from its last epoch checkpoint")
 
-    exp = sub.add_parser("export", help="export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)")
-    exp.add_argument("--checkpoint", required=True)
+    exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",
+                  "openlandlord export --checkpoint runs/model --out student.mlpackage --precision fp16")
+    exp.add_argument("--checkpoint", required=True, help="checkpoint folder written by `train`")
     exp.add_argument("--out", required=True, help="FILE.mlpackage or FILE.onnx: the suffix chooses the format")
-    exp.add_argument("--precision", choices=("fp16", "fp32"), default="fp16")
+    exp.add_argument("--precision", choices=("fp16", "fp32"), default="fp16",
+                     help="Core ML compute precision (ONNX is always fp32)")
+    exp.add_argument("-v", "--verbose", action="store_true",
+                     help="show the converters' own progress bars and warnings")
 
-    bench = sub.add_parser("bench", help="benchmarks: referee, latency, generate, train")
-    bench.add_argument("what", choices=("referee", "latency", "generate", "train"))
+    bench = command("bench", "benchmarks: referee, latency, generate, train",
+                    "openlandlord bench train --seconds 2 --batch-sizes 256 --json train.json")
+    bench.add_argument("what", choices=("referee", "latency", "generate", "train"),
+                       help="referee: our referee beside the test peers (pip install -e '.[test]'); "
+                            "latency: the student's backends (needs --checkpoint); generate: "
+                            "dataset throughput; train: training samples/s per BLAS and batch size")
     _game_options(bench)
-    bench.add_argument("--checkpoint", default=None)
-    bench.add_argument("--json", default=None)
-    bench.add_argument("--seconds", type=_positive(float), default=None, help="time budget per measurement")
+    bench.add_argument("--checkpoint", default=None, help="latency: checkpoint folder to measure")
+    bench.add_argument("--json", default=None, help="also write the results to this JSON file")
+    bench.add_argument("--seconds", type=_positive(float), default=None,
+                       help="time budget per measurement (default: each bench's own, 2-3 s)")
     bench.add_argument("--batch-sizes", dest="batch_sizes", default=None,
-                       help="train: comma-separated batch sizes to measure")
+                       help="train: comma-separated batch sizes to measure (default: the bench's grid)")
 
-    ev = sub.add_parser("eval", help="mirrored-seat evaluation of one agent against another")
+    ev = command("eval", "mirrored-seat evaluation of one agent against another",
+                 "openlandlord eval --agent student:runs/model --opponent rule --deal-set doudizhu-dev-300 "
+                 "--report runs/eval", agents=True, deal_sets=True)
     _game_options(ev)
-    ev.add_argument("--agent", required=True)
-    ev.add_argument("--opponent", required=True)
+    ev.add_argument("--agent", required=True, help="agent spec of the side measured")
+    ev.add_argument("--opponent", required=True, help="agent spec it plays against")
     group = ev.add_mutually_exclusive_group(required=True)
-    group.add_argument("--deals", type=_positive(int))
-    group.add_argument("--deal-set", dest="deal_set")
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--json", default=None)
-    ev.add_argument("--report", default=None)
-    ev.add_argument("--workers", type=_positive(int), default=None)
+    group.add_argument("--deals", type=_positive(int), help="number of fresh deals (each played mirrored)")
+    group.add_argument("--deal-set", dest="deal_set", help="a committed deal set (listed below) or a file")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the fresh deals and the agents")
+    ev.add_argument("--json", default=None, help="write the result to this JSON file")
+    ev.add_argument("--report", default=None, help="folder for a report.md with its pictures")
+    ev.add_argument("--workers", type=_positive(int), default=None,
+                    help="worker processes (default: one per core)")
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
     _backend(ev)
 
-    lg = sub.add_parser("league", help="round robin with Bradley-Terry / Elo ratings")
+    lg = command("league", "round robin with Bradley-Terry / Elo ratings",
+                 "openlandlord league --agents random rule rule:expert --deals 100 --anchor random",
+                 agents=True, deal_sets=True)
     _game_options(lg)
-    lg.add_argument("--agents", nargs="+", required=True)
+    lg.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more")
     lg_deals = lg.add_mutually_exclusive_group()
-    lg_deals.add_argument("--deals", type=_positive(int), default=100)
-    lg_deals.add_argument("--deal-set", dest="deal_set")
-    lg.add_argument("--seed", type=int, default=0)
+    lg_deals.add_argument("--deals", type=_positive(int), default=100, help="fresh deals per pairing")
+    lg_deals.add_argument("--deal-set", dest="deal_set", help="a committed deal set (listed below) or a file")
+    lg.add_argument("--seed", type=int, default=0, help="seed of the fresh deals and the agents")
     lg.add_argument("--anchor", default=None, help="agent spec rated 0 (default: the mean)")
-    lg.add_argument("--workers", type=_positive(int), default=None)
-    lg.add_argument("--json", default=None)
-    lg.add_argument("--report", default=None)
+    lg.add_argument("--workers", type=_positive(int), default=None,
+                    help="worker processes (default: one per core)")
+    lg.add_argument("--json", default=None, help="write the ratings to this JSON file")
+    lg.add_argument("--report", default=None, help="folder for a report.md with its ladder picture")
     lg.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
     _backend(lg)
 
-    qs = sub.add_parser("quickstart", help="generate, train, export, bench and evaluate end to end")
+    qs = command("quickstart", "generate, train, export, bench and evaluate end to end",
+                 "openlandlord quickstart --game shengji --out runs/qs-shengji")
     _game_options(qs)
     qs.add_argument("--out", default=None, help="working folder (default runs/quickstart-GAME)")
 

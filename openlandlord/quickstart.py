@@ -7,7 +7,9 @@ process, so stages talk only through their files, exactly as a user would chain 
 command is printed first so it can be rerun by hand.
 
 Interrupted, it resumes: rerun the same command and finished stages are skipped (generation
-and training resume mid-way on their own).
+and training resume mid-way on their own); a skipped stage keeps the seconds it took when it
+ran, read from the previous run's stages.json. REPORT.md links each evaluation's own report
+and pictures (the `--report` folders).
 """
 from __future__ import annotations
 
@@ -48,6 +50,36 @@ def _stage(name: str, args: list[str], done: Path | None, log: list[dict], env: 
 
 def _read(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _earlier_timings(log: list[dict], previous: dict) -> None:
+    """Give each stage skipped now the seconds it took in the run that did it (a stage skipped
+    then too carries them forward), so a rerun's record still says what the work cost."""
+    before = {s["stage"]: s for s in previous.get("stages", [])}
+    for stage in log:
+        earlier = before.get(stage["stage"])
+        if stage["skipped"] and earlier and earlier.get("seconds"):
+            stage["seconds"] = earlier["seconds"]
+
+
+def _seconds(stage: dict) -> str:
+    if not stage["skipped"]:
+        return str(stage["seconds"])
+    return f"{stage['seconds']} (an earlier run)" if stage.get("seconds") else "done already"
+
+
+def _eval_reports(game: str, out: Path) -> list[str]:
+    """REPORT.md's lines linking each evaluation's report and its pictures (paths relative
+    to `out`, where REPORT.md is)."""
+    lines = []
+    for opponent in DEFAULTS[game]["opponents"]:
+        folder = out / f"report-{opponent.replace(':', '-')}"
+        if not (folder / "report.md").exists():
+            continue
+        lines += [f"### vs {opponent}", "", f"[the full report]({folder.name}/report.md)", ""]
+        for picture in sorted(folder.glob("*.png")):
+            lines += [f"![vs {opponent}: {picture.stem}]({folder.name}/{picture.name})", ""]
+    return ["## Evaluations", "", *lines] if lines else []
 
 
 def summary_rows(game: str, out: Path) -> list[tuple[str, str]]:
@@ -93,6 +125,9 @@ def run(args) -> int:
     out = Path(getattr(args, "out", None) or f"runs/quickstart-{game}")
     out.mkdir(parents=True, exist_ok=True)
     env = blas.preloaded(os.environ)
+    if blas.note():
+        print(blas.note(), flush=True)
+    previous = _read(out / "stages.json")
     log: list[dict] = []
     started = time.perf_counter()
     _stage("generate", ["generate", "--game", game, *flags, "--teacher", plan["teacher"], "--deals",
@@ -118,6 +153,7 @@ def run(args) -> int:
                                        "--json", str(out / f"eval-{name}.json"),
                                        "--report", str(out / f"report-{name}")],
                out / f"eval-{name}.json", log, env)
+    _earlier_timings(log, previous)
     rows = summary_rows(game, out)
     width = max(len(k) for k, _ in rows) if rows else 0
     print(f"\nOpenLandlord quickstart, {game} ({time.perf_counter() - started:.0f} s; git {git_sha()})")
@@ -127,8 +163,8 @@ def run(args) -> int:
               "| | |", "|---|---|", *[f"| {k} | {v} |" for k, v in rows], "",
               "## Stages (each command can be rerun by hand)", "",
               "| stage | seconds | command |", "|---|---|---|",
-              *[f"| {s['stage']} | {'skipped' if s['skipped'] else s['seconds']} | `{s['command']}` |"
-                for s in log]]
+              *[f"| {s['stage']} | {_seconds(s)} | `{s['command']}` |" for s in log], "",
+              *_eval_reports(game, out)]
     (out / "REPORT.md").write_text("\n".join(report) + "\n")
     (out / "stages.json").write_text(json.dumps({"game": game, "options": game_options(game, args),
                                                  "git_sha": git_sha(), "stages": log},

@@ -202,7 +202,8 @@ def measure(seconds: float = 2.0) -> dict:
             __import__(module)
             peers[name] = {}
         except ImportError as exc:
-            peers[name] = {"missing": f"{name} is not installed ({exc})"}
+            peers[name] = {"missing": f"{name} is not installed ({exc}): the test peers come with "
+                                      "pip install -e '.[test]'"}
     ours = {}
     with _OneCore() as core:
         core.pin_torch()
@@ -244,6 +245,8 @@ def run(args) -> int:
     print(f"  {'native rollouts/s':44s} {ours['native_rollouts_per_s']:12,.0f}")
     print(f"  {'legal-move calls/s':44s} {ours['legal_moves_calls_per_s']:12,.0f} {'':>12s} "
           f"{peer('douzero', 'legal_moves_calls_per_s')}")
+    for missing in (p["missing"] for p in peers.values() if "missing" in p):
+        print(f"  {missing}")
     for key, target in TARGETS.items():
         value = result["ratios"].get(key, ours.get(key))
         if value is not None:
