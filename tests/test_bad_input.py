@@ -182,3 +182,41 @@ def test_doudizhu_play_seat_must_be_an_int_regression(seat):
     with pytest.raises(UserError, match="seat must be 0, 1 or 2"):
         game.play("3", seat=seat)
     assert game.to_json() == before
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("[]", "a JSON object is wanted"),                  # AttributeError before
+    ('{"game": "shengji", "kind": "round"}', "it has no"),   # KeyError before
+    ("null", "a JSON object is wanted")])
+def test_shengji_record_not_an_object_regression(text, problem):
+    from openlandlord.games.shengji.state import Match, Round
+
+    with pytest.raises(UserError, match=problem):
+        Round.from_json(text)
+    with pytest.raises(UserError, match="not a Shengji match record"):
+        Match.from_json(text.replace("round", "match"))
+
+
+def test_shengji_record_bogus_rules_regression():
+    # Became a tractor round before.
+    from openlandlord.games.shengji.state import Round
+
+    record = json.loads(Round.new(5).to_json())
+    with pytest.raises(UserError, match="unknown ruleset 'bogus'"):
+        Round.from_json(json.dumps({**record, "rules": "bogus"}))
+    with pytest.raises(UserError, match="moves must be a list"):
+        Round.from_json(json.dumps({**record, "moves": 5}))
+
+
+@pytest.mark.parametrize("rules", ["tractor", "classic"])
+@pytest.mark.parametrize("dealer", [1.0, True, "1", None, 4, -1])
+def test_shengji_dealer_and_seat_must_be_seats_regression(rules, dealer):
+    from openlandlord.games.shengji.state import Round
+
+    with pytest.raises(UserError, match="dealer must be a seat 0..3"):
+        Round.new(1, rules, dealer=dealer)
+    game = Round.new(1, rules)
+    before, move = game.to_json(), game.legal_moves(limit=None)[0]
+    with pytest.raises(UserError, match="must be a seat 0..3"):
+        game.play(move, seat=str(game.current_seat))
+    assert game.to_json() == before

@@ -21,7 +21,7 @@ from ...errors import IllegalMove, UserError
 from . import _referee
 from .rules import (CARD_NAMES, NO_TRUMP, SUITS, Rules, card_table, counts, explain_illegal,
                     factored_options, names_of, play_of, round_result)
-from .state import DEFAULT_CAP, Observation, Round
+from .state import DEFAULT_CAP, Observation, Round, check_turn
 
 KITTY = 8
 DEAL = 100
@@ -165,8 +165,7 @@ class ClassicRound(Round):
     def play(self, cards, seat: int | None = None) -> None:
         if self._phase == "done":
             raise IllegalMove("the round is over")
-        if seat is not None and seat != self.current_seat:
-            raise IllegalMove(f"out of turn: seat {self.current_seat} is to play, not {seat}")
+        check_turn(seat, self.current_seat)
         vector = counts(cards, "move")
         move = play_of(np.repeat(np.arange(54), vector))
         if self._phase == "declare":

@@ -53,6 +53,19 @@ def seed_value(seed) -> int:
     return int(seed) % (1 << 64)
 
 
+def seat_value(seat, what: str = "seat") -> int:
+    """A seat number 0..3 (any integer type); a bool, a float, a string or None is a UserError."""
+    if isinstance(seat, (bool, str)) or not hasattr(seat, "__index__") or not 0 <= seat <= 3:
+        raise UserError(f"{what} must be a seat 0..3, got {seat!r}")
+    return int(seat)
+
+
+def check_turn(seat, current: int) -> None:
+    """`play(..., seat=...)`: when given, the seat must be a seat number and the one to play."""
+    if seat is not None and seat_value(seat, "the seat of a play") != current:
+        raise IllegalMove(f"out of turn: seat {current} is to play, not {seat}")
+
+
 def _seed_of(seed, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), index]).generate_state(1)[0])
 
@@ -73,8 +86,7 @@ class Round:
         """A fresh deal. `rules` is "tractor", "classic" (trump declared during the deal) or a
         Rules value (its trump is used as given)."""
         seed = seed_value(seed)
-        if dealer not in (0, 1, 2, 3):
-            raise UserError(f"dealer must be a seat 0..3, got {dealer!r}")
+        dealer = seat_value(dealer, "dealer")
         levels = tuple(int(v) for v in levels)
         if len(levels) != 2 or not all(2 <= v <= 14 for v in levels):
             raise UserError(f"levels must be two levels in 2..14 (14 = A), got {levels!r}")
@@ -107,8 +119,7 @@ class Round:
         Its record replays from these hands instead of a seed."""
         if not isinstance(rules, Rules):
             raise UserError(f"rules must be a Rules value, got {rules!r}")
-        if dealer not in (0, 1, 2, 3):
-            raise UserError(f"dealer must be a seat 0..3, got {dealer!r}")
+        dealer = seat_value(dealer, "dealer")
         if len(hands) != 4 or len({len(h) for h in hands}) != 1:
             raise UserError("from_hands needs four hands of the same size")
         vectors = [counts(h, f"hand {seat}") for seat, h in enumerate(hands)]
@@ -190,8 +201,7 @@ class Round:
         IllegalMove naming the rule and leaves the round unchanged."""
         if self.done:
             raise IllegalMove("the round is over")
-        if seat is not None and seat != self.current_seat:
-            raise IllegalMove(f"out of turn: seat {self.current_seat} is to play, not {seat}")
+        check_turn(seat, self.current_seat)
         vector = counts(cards, "play")
         hand = self._hands[self.current_seat]
         if _referee.play_error(self.rules.rank_index, self.rules.suit_index, hand,
@@ -254,8 +264,7 @@ class Round:
         return tuple(sorted(cards, key=lambda c: order[CARD_IDS[c]]))
 
     def observation(self, seat: int) -> Observation:
-        if seat not in (0, 1, 2, 3):
-            raise UserError(f"seat must be 0..3, got {seat!r}")
+        seat = seat_value(seat)
         return Observation(
             game="shengji", seat=seat, phase=self.phase, rules=self.rules.name,
             trump_rank=self.rules.trump_rank, trump_suit=self.rules.trump_suit,
@@ -289,22 +298,25 @@ class Round:
     @classmethod
     def from_json(cls, text) -> "Round":
         data = _load(text, "round")
-        if data.get("seed") is None:
-            rules = (Rules.classic if data["rules"] == "classic" else Rules.tractor)(
-                data["trump_rank"], data["trump_suit"])
-            r = Round.from_hands(data["hands"], rules, data["dealer"], tuple(data["levels"]),
-                                 data.get("kitty", ()))
-            for move in data["moves"]:
+        with _record_fields("round"):
+            rules_name, moves = data["rules"], data["moves"]
+            if rules_name not in ("tractor", "classic"):
+                raise UserError(f"not a Shengji round record: unknown ruleset {rules_name!r}; "
+                                "the rulesets are 'tractor' and 'classic'")
+            if data.get("seed") is None:
+                rules = (Rules.classic if rules_name == "classic" else Rules.tractor)(
+                    data["trump_rank"], data["trump_suit"])
+                r = Round.from_hands(data["hands"], rules, data["dealer"], tuple(data["levels"]),
+                                     data.get("kitty", ()))
+            else:
+                if rules_name == "classic":
+                    rules = (Rules.classic(data["trump_rank"], data["trump_suit"])
+                             if data.get("trump_given") else "classic")
+                else:
+                    rules = Rules.tractor(data["trump_rank"], data["trump_suit"])
+                r = Round.new(data["seed"], rules, data["dealer"], tuple(data["levels"]))
+            for move in _moves_of(moves, "round"):
                 r.play(move)
-            return r
-        if data["rules"] == "classic":
-            rules = (Rules.classic(data["trump_rank"], data["trump_suit"])
-                     if data.get("trump_given") else "classic")
-        else:
-            rules = Rules.tractor(data["trump_rank"], data["trump_suit"])
-        r = Round.new(data["seed"], rules, data["dealer"], tuple(data["levels"]))
-        for move in data["moves"]:
-            r.play(move)
         return r
 
 
@@ -313,10 +325,35 @@ def _load(text, kind: str) -> dict:
         data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
     except (ValueError, TypeError) as exc:
         raise UserError(f"not a Shengji {kind} record: {exc}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"not a Shengji {kind} record: a JSON object is wanted, got {data!r:.40}")
     if data.get("game") != "shengji" or data.get("kind") != kind:
         raise UserError(f"not a Shengji {kind} record (game={data.get('game')!r}, "
                         f"kind={data.get('kind')!r})")
     return data
+
+
+class _record_fields:
+    """Reading a record's fields: a missing one or one of the wrong shape is a UserError."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is KeyError:
+            raise UserError(f"not a Shengji {self.kind} record: it has no {exc.args[0]!r}") from None
+        if kind in (TypeError, ValueError) and not isinstance(exc, UserError):
+            raise UserError(f"not a Shengji {self.kind} record: {exc}") from None
+        return False
+
+
+def _moves_of(moves, kind: str) -> list:
+    if not isinstance(moves, list) or not all(isinstance(m, list) for m in moves):
+        raise UserError(f"not a Shengji {kind} record: moves must be a list of card lists")
+    return moves
 
 
 class Match:
@@ -419,9 +456,10 @@ class Match:
     @classmethod
     def from_json(cls, text) -> "Match":
         data = _load(text, "match")
-        m = cls.new(data["seed"], data["rules"])
-        for move in data["moves"]:
-            m.play(move)
+        with _record_fields("match"):
+            m = cls.new(data["seed"], data["rules"])
+            for move in _moves_of(data["moves"], "match"):
+                m.play(move)
         return m
 
 
