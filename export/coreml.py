@@ -13,10 +13,15 @@ Core ML predicts only on macOS. On Linux the package is checked by spec inspecti
 (`describe`) and by `evaluate_mil`, which runs the converted program op by op with
 coremltools' own MIL value inference.
 """
+import contextlib
+import io
 import logging
 import os
 import shutil
+import sys
 import tempfile
+import time
+import warnings
 
 import numpy as np
 import torch
@@ -46,6 +51,51 @@ def import_coremltools():
     import coremltools
 
     return coremltools
+
+
+class _Converter:
+    """What coremltools says while converting: each function's progress bars, "Tuple detected
+    at graph output", an fp16 overflow in a constant-folding pass. Unless `verbose`, all of
+    it is held back and counted (and shown whole if the conversion fails), and one bar over
+    the functions stands in for the bars."""
+
+    def __init__(self, verbose: bool):
+        self.verbose, self.held, self.warnings = verbose, io.StringIO(), 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.warnings += record.levelno >= logging.WARNING
+        return False
+
+    @contextlib.contextmanager
+    def quiet(self):
+        """Around the conversion: tqdm and Python warnings write to sys.stderr when they
+        print, so a redirect holds them; coremltools' logger has its own handler, so a filter."""
+        if self.verbose:
+            yield
+            return
+        logger = logging.getLogger("coremltools")
+        logger.addFilter(self.filter)
+        try:
+            with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(self.held):
+                yield
+        except BaseException:
+            sys.stderr.write(self.held.getvalue())
+            raise
+        finally:
+            logger.removeFilter(self.filter)
+        self.warnings += len(caught)
+
+    def bar(self, items):
+        """The one progress bar (to the real stderr), over `items`."""
+        from tqdm import tqdm
+
+        return tqdm(items, desc="converting to Core ML", unit=" functions", file=sys.stderr,
+                    disable=self.verbose, leave=False)
+
+    def summary(self) -> str:
+        if self.verbose or not self.warnings:
+            return ""
+        return f" ({self.warnings} converter warnings hidden: -v shows them)"
 
 
 class _Main(torch.nn.Module):
@@ -127,9 +177,11 @@ def example_inputs(inputs, config):
 
 
 def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: int = 64,
-            tokens: int | None = None) -> str:
+            tokens: int | None = None, converter: _Converter | None = None) -> str:
     """Export a checkpoint as a multifunction ML Program at batch 1, `tokens` state tokens
-    (default: the config's max_state_tokens) and `slots` action slots."""
+    (default: the config's max_state_tokens) and `slots` action slots. coremltools' own
+    output shows only with a verbose `converter` (the default)."""
+    converter = converter or _Converter(verbose=True)
     if precision not in PRECISIONS:
         raise UserError(f"precision {precision!r} is not one of {PRECISIONS}")
     if slots < 1:
@@ -150,20 +202,24 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
     staging = tempfile.mkdtemp(prefix="openlandlord-export-")
     try:
         descriptor = ct.utils.MultiFunctionDescriptor()
-        for name, (wrapper, inputs, outputs) in function_signatures(config, slots, tokens).items():
+        signatures = function_signatures(config, slots, tokens)
+        for name in converter.bar(signatures):
+            wrapper, inputs, outputs = signatures[name]
             with torch.no_grad():
                 traced = torch.jit.trace(wrapper(student).eval(), example_inputs(inputs, config))
-            program = ct.convert(
-                traced, convert_to="mlprogram", compute_precision=compute,
-                minimum_deployment_target=ct.target.macOS15,  # multifunction packages need it
-                inputs=[ct.TensorType(name=n, shape=s, dtype=t) for n, s, t in inputs],
-                outputs=[ct.TensorType(name=n) for n in outputs])
+            with converter.quiet():
+                program = ct.convert(
+                    traced, convert_to="mlprogram", compute_precision=compute,
+                    minimum_deployment_target=ct.target.macOS15,  # multifunction packages need it
+                    inputs=[ct.TensorType(name=n, shape=s, dtype=t) for n, s, t in inputs],
+                    outputs=[ct.TensorType(name=n) for n in outputs])
             path = os.path.join(staging, f"{name}.mlpackage")
             program.save(path)
             descriptor.add_function(path, src_function_name="main", target_function_name=name)
         descriptor.default_function_name = "main"
         merged = os.path.join(staging, "merged.mlpackage")
-        ct.utils.save_multifunction(descriptor, merged)
+        with converter.quiet():
+            ct.utils.save_multifunction(descriptor, merged)
         package = ct.models.MLModel(merged, skip_model_load=True)
         package.short_description = (f"LandlordFormer-Lite student for {config.game}: scores up to {slots} "
                                      f"legal actions per call; more in chunks (encode, embed_pool, score)")
@@ -267,13 +323,17 @@ def verify(package_path: str, checkpoint_dir: str, seed: int = 0) -> dict:
 
 
 def run(args):
-    """`openlandlord export --checkpoint DIR --out FILE.mlpackage [--precision fp16|fp32]`."""
-    path = convert(args.checkpoint, args.out, precision=args.precision)
+    """`openlandlord export --checkpoint DIR --out FILE.mlpackage [--precision fp16|fp32] [-v]`:
+    one progress bar and a summary line; coremltools' own bars and warnings with -v."""
+    converter = _Converter(verbose=getattr(args, "verbose", False))
+    started = time.perf_counter()
+    path = convert(args.checkpoint, args.out, precision=args.precision, converter=converter)
     info = describe(path)
     meta = info["metadata"]
     print(f"wrote {path}: {meta['game']} student, {meta['num_parameters']} parameters, {meta['precision']}, "
           f"{meta['slots']} action slots x {meta['state_tokens']} state tokens, "
-          f"functions {', '.join(info['functions'])}")
+          f"functions {', '.join(info['functions'])}, in {time.perf_counter() - started:.1f} s"
+          f"{converter.summary()}")
     check = verify(path, args.checkpoint)
     print(f"MIL evaluation vs the torch mirror, max |difference|: {check['one_call']:.2e} in one call, "
           f"{check['chunked']:.2e} chunked ({2 * int(meta['slots']) + 3} legal actions)")

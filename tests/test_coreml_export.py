@@ -185,3 +185,17 @@ def test_export_bad_input_is_one_line_without_import_noise_regression(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert "Failed to load" not in done.stdout + done.stderr
     assert "has not been tested with coremltools" not in done.stdout + done.stderr
+
+
+def test_export_prints_one_bar_and_a_summary_regression(checkpoint, tmp_path, capsys):
+    # Regression: `openlandlord export` printed about 20 coremltools progress bars, "Tuple
+    # detected at graph output" four times and an fp16 overflow warning; now they show with -v.
+    out = str(tmp_path / "quiet.mlpackage")
+    run(argparse.Namespace(checkpoint=checkpoint, out=out, precision="fp16", verbose=False))
+    captured = capsys.readouterr()
+    assert "Running MIL" not in captured.err and "Tuple detected" not in captured.err
+    assert captured.err.count("converting to Core ML") >= 1
+    assert "converter warnings hidden: -v shows them" in captured.out
+    run(argparse.Namespace(checkpoint=checkpoint, out=out, precision="fp16", verbose=True))
+    captured = capsys.readouterr()
+    assert "Running MIL" in captured.err and "hidden" not in captured.out
