@@ -68,15 +68,17 @@ def test_shengji_a_void_seat_trumps_a_plain_pair():
     assert trick_winner(rules, plays) == 3          # East's trump pair takes it
 
 
+VOID_FOLLOW = """
+    seat 0 (South, leads a tractor): 3H 3H 4H 4H 5H 5H 6H 6H 7C 8C 9C TC JC QC KC AC
+    seat 1 (West, void in hearts):   3S 4S 5S 6S 7S 8S 9S TS JS QS KS 3D 4D 5D 6D 7D
+    seat 2 (North):                  7H 8H 9H TH JH QH KH AH 3C 4C 5C 6C 8D 9D TD JD
+    seat 3 (East):                   3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 8D 9D TD JD
+"""
+
+
 def test_shengji_a_void_follow_too_large_to_list_is_built_card_by_card():
-    picture = """
-        seat 0 (South, leads a tractor): 3H 3H 4H 4H 5H 5H 6H 6H 7C 8C 9C TC JC QC KC AC
-        seat 1 (West, void in hearts):   3S 4S 5S 6S 7S 8S 9S TS JS QS KS 3D 4D 5D 6D 7D
-        seat 2 (North):                  7H 8H 9H TH JH QH KH AH 3C 4C 5C 6C 8D 9D TD JD
-        seat 3 (East):                   3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 8D 9D TD JD
-    """
     rules = Rules.tractor("2", "S")
-    state = Round.from_hands(hands_of(picture, 4), rules, dealer=0)
+    state = Round.from_hands(hands_of(VOID_FOLLOW, 4), rules, dealer=0)
     game = spec("shengji")
     state.play(("3H", "3H", "4H", "4H", "5H", "5H", "6H", "6H"))
     # West holds no heart: any 8 of its 16 cards follow, 12,870 plays, over the listing cap.
@@ -97,13 +99,7 @@ def test_shengji_a_void_follow_too_large_to_list_is_built_card_by_card():
 
 def test_decide_and_build_play_answer_without_playing():
     from openlandlord.agents import build_play, decide, make
-    picture = """
-        seat 0 (South, leads a tractor): 3H 3H 4H 4H 5H 5H 6H 6H 7C 8C 9C TC JC QC KC AC
-        seat 1 (West, void in hearts):   3S 4S 5S 6S 7S 8S 9S TS JS QS KS 3D 4D 5D 6D 7D
-        seat 2 (North):                  7H 8H 9H TH JH QH KH AH 3C 4C 5C 6C 8D 9D TD JD
-        seat 3 (East):                   3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 8D 9D TD JD
-    """
-    state = Round.from_hands(hands_of(picture, 4), Rules.tractor("2", "S"), dealer=0)
+    state = Round.from_hands(hands_of(VOID_FOLLOW, 4), Rules.tractor("2", "S"), dealer=0)
     cap = spec("shengji").legal_cap
     rule = make("rule:expert", 0)
     lead = decide(rule, state, cap)
