@@ -17,6 +17,13 @@ is tabulated once, so featurizing a decision is a table gather plus a few vector
 
 Belief: R = 15 rank slots, H = 2 hidden holders (the next seat, then the one after it),
 counts up to C = 4; `unseen[r]` is 4 (1 for a joker) minus my cards minus all played cards.
+
+This module is the one definition: `featurize_python` computes every array in numpy. The
+`featurize` everyone calls is its native twin (`_features.pyx`, built with the referee), which
+reads every offset and table from here and gives the same arrays bit for bit, several times
+faster (tests/test_native_features.py compares them on random games of every bidding flow;
+`python -m openlandlord.features.bench --game doudizhu` times both). A change to the features
+is made here first, then mirrored in `_features.pyx` until that test passes again.
 """
 from __future__ import annotations
 
@@ -90,7 +97,9 @@ def _bid_features(word: str) -> np.ndarray:
     return f
 
 
-def featurize(obs, legal) -> dict:
+def featurize_python(obs, legal) -> dict:
+    """The featurizer in Python: the definition of every array, and the oracle the native
+    `featurize` (`_features.pyx`) is tested against."""
     seat = obs.seat
     rel = [(seat + k) % 3 for k in range(3)]
     hand = _counts(obs.hand)
@@ -191,3 +200,6 @@ def belief_target(obs, hands) -> np.ndarray:
 def value_score(obs, score: float, result: dict) -> float:
     """The value head's raw target: the seat's signed payoff, as recorded."""
     return float(score)
+
+
+from ._features import featurize  # noqa: E402  (the native twin reads the tables above)
