@@ -50,6 +50,15 @@ Belief: R = 54 slots, H = 3 hidden holders (relative seats 1, 2, 3), counts up t
 `unseen[r]` = 2 - my cards - played cards; capacity = those seats' cards left (in a `classic`
 round the buried kitty takes what the capacities leave); void[h, r] = 1 where seat h has
 shown void in slot r's category (suit or trumps).
+
+This module is the one definition: `featurize_python` computes every array in numpy. The
+`featurize` everyone calls is its native twin (`_features.pyx`, built with the referee), which
+reads every offset and table from here, takes the trick winner from the referee as
+`_winner_seat` does, and gives the same arrays bit for bit, many times faster
+(tests/test_native_features.py compares them on random rounds of both rulesets, declarations,
+burials and card-by-card follows included; `python -m openlandlord.features.bench --game
+shengji` times both). A change to the features is made here first, then mirrored in
+`_features.pyx` until that test passes again.
 """
 from __future__ import annotations
 
@@ -210,7 +219,9 @@ def _role(obs) -> int:
     return (obs.seat - obs.dealer) % NUM_SEATS
 
 
-def featurize(obs, legal) -> dict:
+def featurize_python(obs, legal) -> dict:
+    """The featurizer in Python: the definition of every array, and the oracle the native
+    `featurize` (`_features.pyx`) is tested against."""
     v = _View(obs)
     o = v.order
     tokens = np.zeros((MAX_TOKENS, FS), np.float32)
@@ -416,3 +427,6 @@ def value_score(obs, score: float, result: dict) -> float:
         raise ValueError(f"a Shengji round result needs attacker_points and declarers, got {result!r}") from None
     margin = float(points) - 80.0
     return -margin if obs.seat % 2 == declarers else margin
+
+
+from ._features import featurize  # noqa: E402  (the native twin reads the tables above)

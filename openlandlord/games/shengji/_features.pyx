@@ -1,0 +1,623 @@
+# cython: language_level=3
+"""The Shengji featurizer in C, both rulesets: `featurize(obs, legal)` gives exactly the
+arrays of `features.featurize_python` (same dtypes, shapes and values, bit for bit;
+tests/test_native_features.py checks it on random `tractor` and `classic` rounds, the
+declaration and burial steps and the card-by-card follows included).
+
+The layout is not restated here: the offsets, scales, slot tables and the per-trump card
+tables (`features._table`) are read from `features.py`, the one definition; the trick winner
+is the referee's own (`trick_winner_c`, as `features._winner_seat` calls it). This module
+does the same arithmetic on count vectors in C: each value is computed in double and stored
+as float32, as numpy does.
+"""
+cimport numpy as cnp
+from libc.string cimport memcpy, memset
+
+from openlandlord.games.shengji._cards cimport NCARD, Table, build_table, classic_setup
+from openlandlord.games.shengji._trick cimport trick_winner_c
+
+import numpy as np
+
+from . import features as _py
+from .rules import CATS
+
+cnp.import_array()
+
+DEF NS = 54        # slots = card ids (features.NUM_SLOTS, checked below)
+DEF NSEAT = 4
+
+if _py.NUM_SLOTS != NS or NCARD != NS or _py.NUM_SEATS != NSEAT:
+    raise ImportError("the Shengji native featurizer was built for 54 cards and 4 seats")
+
+cdef int FS = _py.FS
+cdef int FA = _py.FA
+cdef int MAX_TOKENS = _py.MAX_TOKENS
+cdef int TRUMP = _py.TRUMP
+cdef int BJ = _py._BJ
+cdef int SJ = _py._SJ
+cdef int V = _py._V
+cdef int TOK_SLOT = _py.TOK_SLOT
+cdef int TOK_SEAT = _py.TOK_SEAT
+cdef int TOK_CONTEXT = _py.TOK_CONTEXT
+cdef int S_GROUP = _py._S_GROUP
+cdef int S_TRUMP = _py._S_TRUMP
+cdef int S_STRENGTH = _py._S_STRENGTH
+cdef int S_RANK = _py._S_RANK
+cdef int S_POINTS = _py._S_POINTS
+cdef int S_MINE = _py._S_MINE
+cdef int S_UNSEEN = _py._S_UNSEEN
+cdef int S_PLAYED = _py._S_PLAYED
+cdef int S_TRICK = _py._S_TRICK
+cdef int S_LED = _py._S_LED
+cdef int S_VOID = _py._S_VOID
+cdef int S_POS = _py._S_POS
+cdef int S_CHAIN = _py._S_CHAIN
+cdef int A_CNT = _py._A_CNT
+cdef int A_N = _py._A_N
+cdef int A_KIND = _py._A_KIND
+cdef int A_PAIRS = _py._A_PAIRS
+cdef int A_CAT = _py._A_CAT
+cdef int A_PARTIAL = _py._A_PARTIAL
+cdef int A_NEED = _py._A_NEED
+cdef int A_WINS = _py._A_WINS
+cdef int A_POINTS = _py._A_POINTS
+cdef int A_GAIN = _py._A_GAIN
+cdef int A_TRUMPS = _py._A_TRUMPS
+cdef int A_STRENGTH = _py._A_STRENGTH
+cdef int A_LED = _py._A_LED
+cdef int A_BEATERS = _py._A_BEATERS
+cdef int A_SAFE = _py._A_SAFE
+cdef int A_OPP_VOID = _py._A_OPP_VOID
+cdef int A_PARTNER_VOID = _py._A_PARTNER_VOID
+cdef str RANKS = _py.RANKS
+cdef tuple SUITS = tuple(_py.SUITS)
+
+# Slot tables (by slot), as features.featurize_python uses them: the group column, the
+# position value, the rank value scaled as numpy scales it.
+cdef int GROUP[NS]
+cdef float POSITION[NS]
+cdef float RANK_SCALED[NS]
+_rank_scaled = _py._RANK_OF / 14.0
+cdef int _i
+for _i in range(NS):
+    GROUP[_i] = int(_py._GROUP[_i])
+    POSITION[_i] = float(_py._POSITION[_i])
+    RANK_SCALED[_i] = float(_rank_scaled[_i])
+
+# Card names -> ids through two character classes, built from features.CARD_IDS.
+cdef dict CARD_IDS = _py.CARD_IDS
+cdef int FIRST[128]
+cdef int SECOND[128]
+cdef int ID_OF[16][8]
+cdef int CAT_OF_CHAR[128]
+for _i in range(128):
+    FIRST[_i] = SECOND[_i] = CAT_OF_CHAR[_i] = -1
+_firsts = sorted({name[0] for name in CARD_IDS})
+_seconds = sorted({name[1] for name in CARD_IDS})
+if len(_firsts) > 16 or len(_seconds) > 8 or any(len(name) != 2 for name in CARD_IDS):
+    raise ImportError("the Shengji card names are not two characters of few kinds")
+for _i, _c in enumerate(_firsts):
+    FIRST[ord(_c)] = _i
+for _i, _c in enumerate(_seconds):
+    SECOND[ord(_c)] = _i
+for _a in range(16):
+    for _b in range(8):
+        ID_OF[_a][_b] = -1
+for _name, _id in CARD_IDS.items():
+    ID_OF[FIRST[ord(_name[0])]][SECOND[ord(_name[1])]] = _id
+for _i, _c in enumerate(CATS):
+    CAT_OF_CHAR[ord(_c)] = _i
+
+
+cdef inline int card_id(str name) except -1:
+    cdef Py_UCS4 a, b
+    cdef int i = -1
+    if len(name) == 2:
+        a = name[0]
+        b = name[1]
+        if a < 128 and b < 128 and FIRST[a] >= 0 and SECOND[b] >= 0:
+            i = ID_OF[FIRST[a]][SECOND[b]]
+    if i < 0:
+        i = CARD_IDS[name]      # the KeyError the Python featurizer raises
+    return i
+
+
+cdef class _Trump:
+    """The card tables of one (ruleset, trump rank, trump suit), by card id: read from
+    `features._table`, with the referee's table for the trick winner built on first use."""
+    cdef int cat[NS]
+    cdef int strength[NS]
+    cdef int points[NS]
+    cdef int chains[NS]
+    cdef int cat_cards[5][NS]   # the cards of each category, ascending ids
+    cdef float strength_scaled[NS]
+    cdef float points_scaled[NS]
+    cdef int cat_n[5]
+    cdef int trump_suit         # features._trump_suit: 0..3, -1 without a trump suit
+    cdef int rank               # the trump rank's index
+    cdef bint classic
+    cdef bint has_table
+    cdef Table table
+    cdef str rules, trump_rank, trump_suit_name
+
+    def __init__(self, str rules, str trump_rank, str trump_suit):
+        cdef int c, x
+        cat, strength, points, chains = _py._table(rules, trump_rank, trump_suit)
+        for c in range(NS):
+            self.cat[c] = cat[c]
+            self.strength[c] = strength[c]
+            self.points[c] = points[c]
+            self.chains[c] = chains[c]
+        for c in range(NS):
+            self.strength_scaled[c] = <float>(self.strength[c] / 23.0)
+            self.points_scaled[c] = <float>(self.points[c] / 10.0)
+        for x in range(5):
+            self.cat_n[x] = 0
+        for c in range(NS):
+            x = self.cat[c]
+            self.cat_cards[x][self.cat_n[x]] = c
+            self.cat_n[x] += 1
+        self.trump_suit = SUITS.index(trump_suit) if trump_suit in SUITS else -1
+        self.rank = RANKS.index(trump_rank)
+        self.classic = rules == "classic"
+        self.rules, self.trump_rank, self.trump_suit_name = rules, trump_rank, trump_suit
+        self.has_table = False
+
+    cdef Table* winner_table(self) except NULL:
+        # The arguments of features._winner_seat's calls into the referee.
+        if not self.has_table:
+            if self.classic:
+                from .rules import Rules
+                r = Rules.classic(self.trump_rank, self.trump_suit_name or "N")
+                classic_setup(&self.table, r.rank_index, r.suit_index)
+            else:
+                build_table(&self.table, RANKS.index(self.trump_rank),
+                            SUITS.index(self.trump_suit_name))
+            self.has_table = True
+        return &self.table
+
+
+cdef dict _TRUMPS = {}
+
+
+cdef _Trump trump_of(obs):
+    key = (obs.rules, obs.trump_rank, obs.trump_suit)
+    t = _TRUMPS.get(key)
+    if t is None:
+        t = _TRUMPS[key] = _Trump(*key)
+    return <_Trump>t
+
+
+cdef int add_cards(cards, int* out, const int* points) except -1:
+    """Counts the named cards into out[NS] by card id; returns their points."""
+    cdef int total = 0, c
+    if type(cards) is tuple:
+        for name in <tuple>cards:
+            c = card_id(name)
+            out[c] += 1
+            total += points[c]
+    else:
+        for name in cards:
+            c = card_id(name)
+            out[c] += 1
+            total += points[c]
+    return total
+
+
+cdef struct Play:
+    # One play as counts by card id (`by_card`, zero elsewhere) and its distinct cards
+    # ascending (`held[:nheld]`), so that a play costs its own size, not 54.
+    int by_card[NS]
+    int held[NS]
+    int nheld
+    int n
+    int points
+
+
+cdef int load_play(cards, Play* p, const int* points) except -1:
+    """The named cards into an empty `p`."""
+    cdef int c, j
+    if type(cards) is not tuple:
+        cards = tuple(cards)
+    for name in <tuple>cards:
+        c = card_id(name)
+        if p.by_card[c] == 0:
+            j = p.nheld
+            while j > 0 and p.held[j - 1] > c:
+                p.held[j] = p.held[j - 1]
+                j -= 1
+            p.held[j] = c
+            p.nheld += 1
+        p.by_card[c] += 1
+        p.n += 1
+        p.points += points[c]
+    return 0
+
+
+cdef inline void clear_play(Play* p) noexcept:
+    cdef int j
+    for j in range(p.nheld):
+        p.by_card[p.held[j]] = 0
+    p.nheld = p.n = p.points = 0
+
+
+cdef int kind_of(const Play* p, _Trump tr) noexcept:
+    """features._kind: 0 single, 1 pair, 2 tractor, 3 anything else."""
+    cdef int j, c, cat
+    if p.n == 1:
+        return 0
+    if p.n == 2 and p.nheld == 1:
+        return 1
+    if p.n < 4:
+        return 3
+    cat = tr.cat[p.held[0]]
+    if cat == TRUMP:
+        return 3
+    for j in range(p.nheld):
+        c = p.held[j]
+        if p.by_card[c] != 2 or tr.cat[c] != cat:
+            return 3
+        if j > 0 and tr.chains[p.held[j - 1]] != c:
+            return 3
+    return 2
+
+
+cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
+    cdef int i
+    for i in range(n):
+        if a[i] != b[i]:
+            return 1 if a[i] > b[i] else -1
+    return 0
+
+
+DEF KEYLEN = 122   # the suit's count, 13 cards x 9 counts, 4 void flags
+
+
+def featurize(obs, legal):
+    """One decision as unpadded arrays; see features.py for the layout."""
+    cdef _Trump tr = trump_of(obs)
+    cdef int seat = obs.seat
+    cdef int dealer = obs.dealer
+    cdef int k, s, c, i, j, b, n, a, x, t_idx, total, nlegal, winner, lead_seat
+    cdef int rel[NSEAT]
+    cdef int mine[NS]
+    cdef int played[NSEAT][NS]          # by absolute seat
+    cdef int in_trick[NSEAT][NS]        # by absolute seat
+    cdef int unseen[NS]                 # by card id
+    cdef int voided[NSEAT][5]             # by relative seat, category
+    cdef unsigned char trickv[5 * NS]   # the trick's plays (and one more) as count vectors
+    cdef Play lead                      # the trick's lead
+    cdef Play p                         # a play being featurized
+    cdef Play* q
+    cdef int won_points[NSEAT]
+    cdef int won_tricks[NSEAT]
+    cdef int trick_seats[NSEAT]
+    cdef int keys[4][KEYLEN]
+    cdef int blocks[4]
+    cdef int cat_of_block[4]
+    cdef int order[NS]                  # slot -> card id
+    cdef int slot_of[NS]
+    cdef int ranks[13]
+    cdef int nblocks = 0, nplain = 0, nranks = 0
+    cdef float* row
+    cdef float* t
+    cdef float* out
+    cdef cnp.npy_intp dims[2]
+
+    for k in range(NSEAT):
+        rel[k] = (seat + k) % NSEAT
+    memset(mine, 0, sizeof(mine))
+    memset(played, 0, sizeof(played))
+    memset(in_trick, 0, sizeof(in_trick))
+    memset(won_points, 0, sizeof(won_points))
+    memset(won_tricks, 0, sizeof(won_tricks))
+    memset(voided, 0, sizeof(voided))
+    memset(trickv, 0, sizeof(trickv))
+    add_cards(obs.hand, mine, tr.points)
+    tricks = obs.tricks
+    cdef tuple item
+    for done in tricks:
+        item = done if type(done) is tuple else tuple(done)
+        _, plays, w = item
+        total = 0
+        for seat_cards in plays:
+            item = seat_cards if type(seat_cards) is tuple else tuple(seat_cards)
+            s, cards = item
+            total += add_cards(cards, played[s], tr.points)
+        won_points[<int>w] += total
+        won_tricks[<int>w] += 1
+    trick = obs.trick
+    cdef int ntrick = len(trick)
+    cdef int table_points = 0
+    memset(&lead, 0, sizeof(lead))
+    memset(&p, 0, sizeof(p))
+    for i in range(ntrick):
+        s, cards = trick[i]
+        trick_seats[i] = s
+        load_play(cards, &lead if i == 0 else &p, tr.points)
+        q = &lead if i == 0 else &p
+        table_points += q.points
+        for j in range(q.nheld):
+            c = q.held[j]
+            in_trick[s][c] += q.by_card[c]
+            trickv[i * NS + c] = <unsigned char>q.by_card[c]
+        if i > 0:
+            clear_play(&p)
+    for c in range(NS):
+        unseen[c] = 2 - mine[c]
+        for s in range(NSEAT):
+            unseen[c] -= played[s][c] + in_trick[s][c]
+    voids = obs.voids
+    for k in range(NSEAT):
+        for ch in voids[rel[k]]:
+            x = CAT_OF_CHAR[ord(ch)] if len(ch) == 1 and ord(ch) < 128 else -1
+            if x < 0:
+                CATS.index(ch)      # the ValueError the Python featurizer raises
+            voided[k][x] = 1
+    cdef int led_cat = -1, lead_size = 0
+    if ntrick:
+        first = trick[0][1]
+        led_cat = tr.cat[card_id(first[0])]
+        lead_size = len(first)
+
+    # Canonical suit blocks: the trump suit first, then the plain suits by the known counts
+    # (features._View: descending key, ties keep the suit order).
+    cdef int trump = tr.trump_suit, rank = tr.rank
+    for x in range(13):
+        if x != rank:
+            ranks[nranks] = x
+            nranks += 1
+    for s in range(4):
+        if s == trump:
+            continue
+        i = 1
+        keys[nplain][0] = 0
+        for j in range(13):
+            c = s * 13 + (ranks[j] if j < 12 else rank)
+            keys[nplain][0] += mine[c]
+            keys[nplain][i] = mine[c]
+            for k in range(NSEAT):
+                keys[nplain][i + 1 + k] = played[rel[k]][c]
+                keys[nplain][i + 5 + k] = in_trick[rel[k]][c]
+            i += 9
+        for k in range(NSEAT):
+            keys[nplain][i + k] = voided[k][s]
+        blocks[nplain] = s
+        nplain += 1
+    # Stable insertion sort, descending: a suit moves up only past a strictly smaller key.
+    cdef int tmp_block
+    cdef int tmp_key[KEYLEN]
+    for i in range(1, nplain):
+        j = i
+        while j > 0 and block_key_cmp(keys[j], keys[j - 1], KEYLEN) > 0:
+            memcpy(tmp_key, keys[j], sizeof(tmp_key))
+            memcpy(keys[j], keys[j - 1], sizeof(tmp_key))
+            memcpy(keys[j - 1], tmp_key, sizeof(tmp_key))
+            tmp_block = blocks[j]
+            blocks[j] = blocks[j - 1]
+            blocks[j - 1] = tmp_block
+            j -= 1
+    cdef int all_blocks[4]
+    if trump >= 0:
+        all_blocks[0] = trump
+        nblocks = 1
+    for i in range(nplain):
+        all_blocks[nblocks] = blocks[i]
+        nblocks += 1
+    order[0] = BJ
+    order[1] = SJ
+    for b in range(4):
+        order[2 + b] = all_blocks[b] * 13 + rank
+        cat_of_block[b] = TRUMP if (b == 0 and trump >= 0) else all_blocks[b]
+    i = 6
+    for b in range(4):
+        for j in range(12):
+            order[i] = all_blocks[b] * 13 + ranks[j]
+            i += 1
+    for i in range(NS):
+        slot_of[order[i]] = i
+
+    dims[0] = MAX_TOKENS
+    dims[1] = FS
+    tokens = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
+    t = <float*>cnp.PyArray_DATA(tokens)
+
+    # Slot tokens.
+    for i in range(NS):
+        c = order[i]
+        row = t + i * FS
+        row[TOK_SLOT] = 1.0
+        row[V + S_GROUP + GROUP[i]] = 1.0
+        row[V + S_TRUMP] = tr.cat[c] == TRUMP
+        row[V + S_STRENGTH] = tr.strength_scaled[c]
+        row[V + S_RANK] = RANK_SCALED[c]
+        row[V + S_POINTS] = tr.points_scaled[c]
+        row[V + S_MINE] = <float>(mine[c] / 2.0)
+        row[V + S_UNSEEN] = <float>(unseen[c] / 2.0)
+        for k in range(NSEAT):
+            row[V + S_PLAYED + k] = <float>(played[rel[k]][c] / 2.0)
+            row[V + S_TRICK + k] = <float>(in_trick[rel[k]][c] / 2.0)
+        row[V + S_LED] = tr.cat[c] == led_cat
+        for k in range(3):
+            row[V + S_VOID + k] = voided[k + 1][tr.cat[c]]
+        row[V + S_POS] = POSITION[i]
+        row[V + S_CHAIN] = tr.chains[c] >= 0
+
+    # Seat tokens.
+    declarers = obs.declarers
+    cdef int decl = declarers if declarers is not None else -1
+    cards_left = obs.cards_left
+    winner = -1
+    if ntrick:
+        lead_seat = trick_seats[0]
+        winner = (lead_seat + trick_winner_c(tr.winner_table(), trickv, ntrick)) % NSEAT
+    cdef int standing = winner
+    cdef bint in_this_trick
+    for k in range(NSEAT):
+        s = rel[k]
+        row = t + (NS + k) * FS
+        row[TOK_SEAT] = 1.0
+        row[V + k] = 1.0
+        row[V + 4] = k % 2 == 0
+        row[V + 5] = s % 2 == decl
+        row[V + 6] = s == dealer
+        row[V + 7] = <float>(<int>cards_left[s] / 27.0)
+        for b in range(4):
+            if cat_of_block[b] != TRUMP:
+                row[V + 8 + b] = voided[k][cat_of_block[b]]
+        row[V + 12] = voided[k][TRUMP]
+        in_this_trick = False
+        for i in range(ntrick):
+            if trick_seats[i] == s:
+                in_this_trick = True
+        row[V + 13] = ntrick > 0 and trick_seats[0] == s
+        row[V + 14] = in_this_trick
+        row[V + 15] = s == winner
+        row[V + 16] = k > 0 and not in_this_trick and ntrick > 0
+        row[V + 17] = <float>(won_points[s] / 100.0)
+        row[V + 18] = <float>(won_tricks[s] / 27.0)
+
+    # Context token.
+    row = t + (NS + NSEAT) * FS
+    row[TOK_CONTEXT] = 1.0
+    cdef int team = seat % 2
+    levels = obs.levels
+    row[V + 0] = <float>(<int>levels[team] / 14.0)
+    row[V + 1] = <float>(<int>levels[1 - team] / 14.0)
+    row[V + 2] = <float>(rank / 12.0)
+    row[V + 3] = trump < 0
+    row[V + 4] = team == decl
+    row[V + 5] = <float>(<int>obs.attacker_points / 200.0)
+    total = 0
+    for s in range(NSEAT):
+        if s % 2 == decl:
+            total += won_points[s]
+    row[V + 6] = <float>(total / 200.0)
+    row[V + 7] = <float>(len(tricks) / 27.0)
+    row[V + 8] = <float>(ntrick / 4.0)
+    row[V + 9] = <float>(table_points / 100.0)
+    row[V + 10] = <float>(lead_size / 8.0)
+    if ntrick:
+        row[V + 11 + kind_of(&lead, tr)] = 1.0
+    row[V + 15] = ntrick == 0
+    row[V + 16] = tr.classic
+    total = 0
+    for c in range(NS):
+        total += unseen[c] * tr.points[c]
+    row[V + 17] = <float>(total / 200.0)
+    row[V + 18] = obs.phase == "play"
+
+    # Actions.
+    nlegal = len(legal)
+    dims[0] = nlegal
+    dims[1] = FA
+    actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
+    out = <float*>cnp.PyArray_DATA(actions)
+    cdef int shift = 0 if cat_of_block[0] == TRUMP else 1
+    cdef int safe_n, trumps, pts, strength_sum, led, pairs, kind, cat_a, weakest, strongest
+    cdef int top, beaters, first_slot
+    cdef int per_cat[5]
+    for a in range(nlegal):
+        row = out + a * FA
+        load_play(legal[a], &p, tr.points)
+        pts = p.points
+        n = 0
+        trumps = 0
+        strength_sum = 0
+        led = 0
+        pairs = 0
+        memset(per_cat, 0, sizeof(per_cat))
+        first_slot = -1
+        weakest = 32767
+        strongest = -1
+        for j in range(p.nheld):
+            c = p.held[j]
+            x = p.by_card[c]
+            i = slot_of[c]
+            row[A_CNT + i] = <float>(x / 2.0)
+            n += x
+            per_cat[tr.cat[c]] += x
+            strength_sum += x * tr.strength[c]
+            if x == 2:
+                pairs += 1
+            if first_slot < 0 or i < first_slot:
+                first_slot = i
+            if tr.strength[c] < weakest:
+                weakest = tr.strength[c]
+            if tr.strength[c] > strongest:
+                strongest = tr.strength[c]
+        trumps = per_cat[TRUMP]
+        safe_n = n if n > 1 else 1
+        row[A_N] = <float>(n / 8.0)
+        row[A_CAT] = <float>(trumps / <double>safe_n)
+        for b in range(4):
+            if cat_of_block[b] != TRUMP:
+                row[A_CAT + b + shift] = <float>(per_cat[cat_of_block[b]] / <double>safe_n)
+        row[A_POINTS] = <float>(pts / 20.0)
+        row[A_TRUMPS] = <float>(trumps / 8.0)
+        row[A_STRENGTH] = <float>(strength_sum / <double>safe_n / 23.0)
+        if ntrick:
+            row[A_LED] = <float>((per_cat[led_cat] if led_cat >= 0 else 0) / <double>lead_size)
+        kind = kind_of(&p, tr)
+        row[A_KIND + kind] = 1.0
+        if not ntrick:
+            # features._lead_safety for this lead.
+            if n > 0:
+                cat_a = tr.cat[order[first_slot]]
+                top = strongest if kind == 2 else weakest
+                beaters = 0
+                for j in range(tr.cat_n[cat_a]):
+                    c = tr.cat_cards[cat_a][j]
+                    if tr.strength[c] > top:
+                        if kind == 1 or kind == 2:
+                            beaters += unseen[c] >= 2
+                        else:
+                            beaters += unseen[c]
+                row[A_BEATERS] = <float>((beaters if beaters < 8 else 8) / 8.0)
+                row[A_SAFE] = beaters == 0
+                if cat_a != TRUMP:
+                    row[A_OPP_VOID] = voided[1][cat_a] or voided[3][cat_a]
+                    row[A_PARTNER_VOID] = voided[2][cat_a]
+        row[A_PAIRS] = <float>(pairs / 4.0)
+        if ntrick and n < lead_size:
+            row[A_PARTIAL] = 1.0
+            row[A_NEED] = <float>((lead_size - n) / <double>lead_size)
+        elif ntrick and n == lead_size:
+            if per_cat[led_cat] == n or per_cat[TRUMP] == n:
+                for j in range(p.nheld):
+                    c = p.held[j]
+                    trickv[ntrick * NS + c] = <unsigned char>p.by_card[c]
+                winner = (trick_seats[0] + trick_winner_c(tr.winner_table(), trickv, ntrick + 1)) % NSEAT
+                for j in range(p.nheld):
+                    trickv[ntrick * NS + p.held[j]] = 0
+            else:
+                # Neither all of the led category nor all trumps: in both rulesets such a play
+                # never takes the trick (the referee's play keys give it -1), so the trick's
+                # winner stands; the equality test holds this shortcut to the referee's answer.
+                winner = standing
+            if winner == seat:
+                row[A_WINS] = 1.0
+            if winner % 2 == team:
+                row[A_GAIN] = <float>((table_points + pts) / 50.0)
+        clear_play(&p)
+
+    dims[0] = NS
+    unseen_arr = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+    cdef int* u = <int*>cnp.PyArray_DATA(unseen_arr)
+    for i in range(NS):
+        x = unseen[order[i]]
+        u[i] = x if x > 0 else 0
+    dims[0] = 3
+    capacity = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+    cdef int* cap = <int*>cnp.PyArray_DATA(capacity)
+    for k in range(3):
+        cap[k] = cards_left[rel[k + 1]]
+    dims[0] = 3
+    dims[1] = NS
+    void_arr = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
+    cdef float* vd = <float*>cnp.PyArray_DATA(void_arr)
+    for k in range(3):
+        for i in range(NS):
+            vd[k * NS + i] = voided[k + 1][tr.cat[order[i]]]
+    return {"state_tokens": tokens, "actions": actions, "role": (seat - dealer + NSEAT) % NSEAT,
+            "unseen": unseen_arr, "capacity": capacity, "void": void_arr}
