@@ -1,0 +1,168 @@
+"""The student's forward pass without MLX: the same weights.safetensors, evaluated by a
+small C forward pass (`_native.pyx`, csrc/student_forward.h) one position at a time.
+
+    student = NativeStudent("data/models/doudizhu")
+    out = student.forward(features.featurize(obs, legal))     # one position
+    outs = student.forward_batch(samples)                     # many, one call, GIL released
+
+Each returns what the MLX model gives for the position on its own (`LandlordFormerLite`
+on a batch of one, no padding): {"logits" [A], "value", "belief_logits" [R, K],
+"belief_expect" [R, H]} (no belief keys without a belief head), float32, within 1e-5
+(tests/test_native_forward.py). A position is never padded or chunked: any number of
+legal actions is scored in one pass, and its numbers do not depend on the batch it came in.
+
+The checkpoint goes through `read_meta` (its config checked, the weights' SHA-256 checked
+against config.json) and its weights are checked against the architecture's parameter
+names and shapes before anything is packed. `available()` says whether the extension was
+built (`python setup.py build_ext --inplace`); MLX stays the training engine and the
+fallback (`student:DIR,backend=mlx`).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import UserError
+from .checkpoint import WEIGHTS, check_weights, read_meta
+from .student import ModelConfig, compositions
+
+try:
+    from . import _native
+except ImportError:          # the extension is not built here
+    _native = None
+
+VECTOR = 16  # floats per vector in the C code: packed widths are rounded up to this
+
+
+def available() -> bool:
+    return _native is not None
+
+
+def _round(n: int) -> int:
+    return -(-n // VECTOR) * VECTOR
+
+
+def _linear(weight: np.ndarray, bias: np.ndarray | None = None) -> tuple:
+    """An [out, in] weight (and bias) as the C code takes it: [in, outp], zero-padded."""
+    out, fan_in = weight.shape
+    packed = np.zeros((fan_in, _round(out)), np.float32)
+    packed[:, :out] = weight.T
+    padded_bias = None
+    if bias is not None:
+        padded_bias = np.zeros(_round(out), np.float32)
+        padded_bias[:out] = bias
+    return packed, padded_bias, fan_in, out
+
+
+def _rows(matrix: np.ndarray) -> np.ndarray:
+    """[n, d] -> [n, dp], zero-padded columns."""
+    out = np.zeros((matrix.shape[0], _round(matrix.shape[1])), np.float32)
+    out[:, :matrix.shape[1]] = matrix
+    return out
+
+
+def _expected_shapes(config: ModelConfig) -> dict:
+    """{name: shape} of the architecture's parameters, from the MLX model itself (the one
+    place the architecture is written)."""
+    from mlx.utils import tree_flatten
+
+    from .student import LandlordFormerLite
+
+    return {k: v.shape for k, v in tree_flatten(LandlordFormerLite(config).parameters())}
+
+
+def _load(path: str) -> dict:
+    from safetensors.numpy import load_file
+
+    try:
+        return {k: np.asarray(v, np.float32) for k, v in load_file(path).items()}
+    except Exception:  # noqa: BLE001 - bf16/fp16 files numpy cannot hold, or a damaged file
+        import mlx.core as mx
+        try:
+            return {k: np.array(v.astype(mx.float32)) for k, v in mx.load(path).items()}
+        except (RuntimeError, ValueError, OSError) as e:
+            raise UserError(f"cannot read {path}: {e}") from None
+
+
+def pack(config: ModelConfig, weights: dict) -> tuple[dict, dict]:
+    """(sizes, packed arrays) for `_native.Model` from MLX parameter arrays."""
+    d = config.d_model
+    packed = {}
+    for name in weights:
+        if name.endswith(".weight") and weights[name].ndim == 2 and name != "role_embedding.weight":
+            stem = name[:-len(".weight")]
+            packed[stem] = _linear(weights[name], weights.get(f"{stem}.bias"))
+        elif weights[name].ndim == 1 and ("ln_" in name or name.startswith("encoder_norm")):
+            packed[name] = _rows(weights[name][None])[0]
+    packed["role_embedding"] = _rows(weights["role_embedding.weight"])
+    for adapter in ("state_adapter", "action_adapter"):
+        if f"{adapter}.down" in weights:
+            for role in range(config.num_roles):
+                packed[f"{adapter}.down.{role}"] = _linear(weights[f"{adapter}.down"][role].T)
+                packed[f"{adapter}.up.{role}"] = _linear(weights[f"{adapter}.up"][role].T)
+    if config.belief_mode != "off":
+        packed["belief.slot_embedding"] = _rows(weights["belief.slot_embedding"])
+        packed["compositions"] = compositions(config.belief_holders, config.belief_max_count).astype(np.float32)
+    sizes = {"d": d, "dp": _round(d), "heads": config.heads, "layers": config.layers,
+             "roles": config.num_roles, "rank": config.adapter_rank, "slots": config.belief_slots,
+             "holders": config.belief_holders,
+             "comps": len(compositions(config.belief_holders, config.belief_max_count)),
+             "max_count": config.belief_max_count, "belief_mode": config.belief_mode,
+             "use_adapters": int(config.use_adapters), "use_deep_sets": int(config.use_deep_sets),
+             "ffp": _round(config.ff), "fs": config.state_feat_dim, "fa": config.action_feat_dim}
+    return sizes, packed
+
+
+class NativeStudent:
+    """A checkpoint's student evaluated by the C forward pass (see the module docstring)."""
+
+    def __init__(self, directory: str):
+        if _native is None:
+            raise UserError("the native forward pass is not built here; build it with "
+                            "`python setup.py build_ext --inplace` (or use backend=mlx)")
+        self.directory = directory
+        self.meta = read_meta(directory)
+        self.config = ModelConfig.from_dict(self.meta["config"])
+        path = os.path.join(directory, WEIGHTS)
+        weights = _load(path)
+        check_weights(_expected_shapes(self.config), {k: v.shape for k, v in weights.items()}, path)
+        self.model = _native.Model(*pack(self.config, weights))
+        self.belief = self.config.belief_mode != "off"
+
+    def forward(self, sample: dict) -> dict:
+        """The outputs of one featurized position (`features.featurize` keys, unpadded)."""
+        logits, value, belief_logits, belief_expect = self.model.forward(
+            np.ascontiguousarray(sample["state_tokens"], np.float32),
+            np.ascontiguousarray(sample["actions"], np.float32), int(sample["role"]),
+            np.ascontiguousarray(sample["unseen"], np.int32),
+            np.ascontiguousarray(sample["capacity"], np.int32),
+            np.ascontiguousarray(sample["void"], np.float32))
+        out = {"logits": logits, "value": np.float32(value)}
+        if self.belief:
+            out.update(belief_logits=belief_logits, belief_expect=belief_expect)
+        return out
+
+    def forward_batch(self, samples: list[dict]) -> list[dict]:
+        """`forward` of every sample, in one call into C (the GIL released meanwhile)."""
+        if not samples:
+            return []
+        tokens = [np.asarray(s["state_tokens"], np.float32) for s in samples]
+        actions = [np.asarray(s["actions"], np.float32) for s in samples]
+        token_offsets = np.zeros(len(samples) + 1, np.int64)
+        action_offsets = np.zeros(len(samples) + 1, np.int64)
+        np.cumsum([len(t) for t in tokens], out=token_offsets[1:])
+        np.cumsum([len(a) for a in actions], out=action_offsets[1:])
+        logits, value, belief_logits, belief_expect = self.model.forward_ragged(
+            np.concatenate(tokens), token_offsets, np.concatenate(actions), action_offsets,
+            np.array([s["role"] for s in samples], np.int32),
+            np.stack([np.asarray(s["unseen"], np.int32) for s in samples]),
+            np.stack([np.asarray(s["capacity"], np.int32) for s in samples]),
+            np.stack([np.asarray(s["void"], np.float32) for s in samples]))
+        outs = []
+        for b in range(len(samples)):
+            out = {"logits": logits[action_offsets[b]:action_offsets[b + 1]], "value": value[b]}
+            if self.belief:
+                out.update(belief_logits=belief_logits[b], belief_expect=belief_expect[b])
+            outs.append(out)
+        return outs
