@@ -202,4 +202,9 @@ def value_score(obs, score: float, result: dict) -> float:
     return float(score)
 
 
-from ._features import featurize  # noqa: E402  (the native twin reads the tables above)
+from . import _features as _native  # noqa: E402  (the native twin reads the tables above)
+
+
+def featurize(obs, legal) -> dict:
+    """One decision as unpadded arrays, computed natively: the arrays of `featurize_python`."""
+    return _native.featurize(obs, legal)
