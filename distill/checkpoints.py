@@ -1,12 +1,15 @@
 """A run's checkpoints on disk: every epoch's student checkpoint plus the trainer's state
 (optimizer moments, step, epoch) written atomically and pointed to by `last`, reading them
-back for --resume, and the lock that keeps one trainer per run directory."""
+back for --resume, and the repair of a half-written final student."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
+
+from openlandlord import artefacts
 
 from openlandlord.errors import UserError
 
@@ -15,13 +18,6 @@ from .trainer import Trainer
 
 TRAINER_STATE = "trainer.json"
 OPTIMIZER = "optimizer.safetensors"
-
-
-def _write_json(path: Path, obj) -> None:
-    with open(path, "w") as f:
-        json.dump(obj, f, indent=2, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def save_epoch(out: Path, trainer: Trainer, state: dict, extra: dict) -> Path:
@@ -37,10 +33,11 @@ def save_epoch(out: Path, trainer: Trainer, state: dict, extra: dict) -> Path:
         shutil.rmtree(tmp)
     save_checkpoint(str(tmp), trainer.model, trainer.mcfg, extra)
     mx.save_safetensors(str(tmp / OPTIMIZER), dict(tree_flatten(trainer.optimizer.state)))
-    _write_json(tmp / TRAINER_STATE, state)
+    artefacts.write_json(tmp / TRAINER_STATE, state, sort_keys=True)
     final = out / name
     if final.exists():
         shutil.rmtree(final)
+    artefacts.crash_before_rename(final)
     os.rename(tmp, final)
     link = out / ".last.tmp"
     if link.is_symlink() or link.exists():
@@ -93,16 +90,22 @@ def restore(trainer: Trainer, directory: Path) -> None:
     mx.eval(trainer.model.parameters(), trainer.optimizer.state)
 
 
-def lock_run(out_dir: Path):
-    """Hold OUT/.lock for the run, so that a second trainer (say, a --resume started while
-    the first still runs) cannot write into the same run. Released when the process ends."""
-    import fcntl
+def repair_final(out: Path) -> None:
+    """On a rerun with nothing left to train: the top-level student must be the last epoch's.
+    A run killed while writing it (weights renamed, config.json not yet: a stale pair; or
+    neither) is repaired by copying the last epoch's checkpoint into place, atomically."""
+    from openlandlord.model.checkpoint import CONFIG, WEIGHTS, read_meta
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    lock = open(out_dir / ".lock", "w")
+    last = read_meta(str(out / "last"))
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise UserError(f"another training process is writing to {out_dir}") from None
-    return lock
+        final = read_meta(str(out))
+        intact = (final.get("epoch") == last.get("epoch")
+                  and final.get("weights_sha256") == last.get("weights_sha256"))
+    except UserError:
+        intact = False
+    if intact:
+        return
+    for name in (WEIGHTS, CONFIG):      # config.json last: the pair loads only once both are in
+        artefacts.write_bytes(out / name, (out / "last" / name).read_bytes())
+    print(f"{out}: the final student was missing or half-written; restored it from "
+          f"{os.readlink(out / 'last')}", file=sys.stderr)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openlandlord import agents, provenance
+from openlandlord import agents, artefacts, provenance
 from openlandlord.agents.loop import decisions, drive
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
@@ -51,7 +51,9 @@ NOT_TEACHERS = {"rlcard": "rlcard is the external yardstick, never a teacher (it
                           "one-hot on its own choice)",
                 "human": "a person at the terminal cannot score every move of thousands of states"}
 _SHARD_NAME = re.compile(r"^shard-(\d{5})\.safetensors$")
-_TMP_NAME = re.compile(r"^(shard-\d{5}\.safetensors|manifest\.json)\.tmp-\d+$")
+# Temporary files of a killed writer: `.NAME.tmp-PID` (openlandlord.artefacts) and the
+# `NAME.tmp-PID` of earlier versions.
+_TMP_NAME = re.compile(r"^\.?(shard-\d{5}\.safetensors|manifest\.json)\.tmp-\d+$")
 
 
 def shard_name(index: int) -> str:
@@ -272,8 +274,8 @@ def manifest_bytes(manifest: dict) -> bytes:
 
 def _different_run(out: Path, theirs: dict, ours: dict) -> UserError:
     diff = ", ".join(f"{k}={theirs.get(k)!r} (now {v!r})" for k, v in ours.items() if theirs.get(k) != v)
-    return UserError(f"--out {out} holds a different run ({diff}); choose another --out or "
-                     "rerun with the same arguments")
+    return UserError(f"--out {out} holds a different run ({diff}); choose another --out, "
+                     "rerun with the same arguments, or pass --force to replace it")
 
 
 def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, dict]:
@@ -302,12 +304,14 @@ def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, di
 def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str | None = None,
              workers: int | None = None, temperature: float | None = None,
              deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True,
-             options: dict | None = None, backend: str = "local", address: str | None = None) -> dict:
+             options: dict | None = None, backend: str = "local", address: str | None = None,
+             force: bool = False) -> dict:
     """Generate (or finish) the dataset in `out`; returns its manifest. `options` are the
     game's deal options (defaults: the spec's, the flow the evaluation deal sets use);
     `temperature` None is the spec's teacher temperature. The shards are made over `workers`
     local processes, or Ray tasks with `backend="ray"` (`openlandlord.executor`): the same
-    bytes either way."""
+    bytes either way. `out` is locked for the whole run (a second writer is refused); what
+    it holds that is not this run is replaced only with `force`."""
     spec = game_spec(game)
     rules = spec.deal_options(options)
     if temperature is None:
@@ -338,7 +342,17 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    with artefacts.exclusive(out, "--out"):
+        if force and out.exists():
+            artefacts.remove(out)
+        out.mkdir(parents=True, exist_ok=True)
+        return _write_run(out, config, eval_check, workers, backend, address, progress)
+
+
+def _write_run(out: Path, config: RunConfig, eval_check: dict, workers, backend: str, address,
+               progress: bool) -> dict:
+    """The locked part of `generate`: finish the run in `out`, or prove it finished."""
+    seed, deals = config.seed, config.deals
     git_sha = provenance.git_sha()
     if (out / MANIFEST).exists():
         try:
@@ -356,7 +370,8 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
     done = _finished_shards(out, config, git_sha)
     names = [p.name for p in out.iterdir()]
     if names and not any(_SHARD_NAME.match(n) for n in names):
-        raise UserError(f"--out {out} is not empty and holds no dataset; choose an empty or new directory")
+        raise UserError(f"--out {out} is not empty and holds no dataset; choose an empty or new "
+                        "directory, or pass --force to replace what it holds")
 
     stamp = _stamp(seed)
     tasks = [_ShardTask(config, i, git_sha, stamp) for i in range(config.num_shards) if i not in done]
@@ -368,10 +383,10 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
               desc="generate", disable=not progress) as bar:
         for _, (entry, blob) in run_tasks(make_shard, tasks, workers=workers, backend=backend,
                                           address=address, on_progress=bar.update):
-            shards.write_atomic(out / shard_name(entry["index"]), blob)
+            artefacts.write_bytes(out / shard_name(entry["index"]), blob)
             done[entry["index"]] = entry
     manifest = _manifest(config, [done[i] for i in range(config.num_shards)], git_sha, stamp, eval_check)
-    shards.write_atomic(out / MANIFEST, manifest_bytes(manifest))
+    artefacts.write_bytes(out / MANIFEST, manifest_bytes(manifest))
     return manifest
 
 
@@ -380,7 +395,7 @@ def run(args) -> int:
     manifest = generate(args.out, args.game, args.teacher, args.deals, seed=args.seed, mix=args.mix,
                         workers=args.workers, temperature=getattr(args, "temperature", None),
                         options=game_options(args.game, args), backend=args.backend,
-                        address=args.address)
+                        address=args.address, force=getattr(args, "force", False))
     counts, splits = manifest["counts"], manifest["splits"]["decisions"]
     print(f"{args.out}: {counts['deals']} deals, {counts['decisions']} decisions "
           f"(train {splits['train']}, val {splits['val']}, test {splits['test']}), "
@@ -457,5 +472,5 @@ def bench(args) -> int:
           f"{result['non_teacher_ms_per_decision']:.3f} ms per decision, leaving a teacher "
           f"{result['teacher_budget_ms_per_decision']:.1f} ms per decision per core")
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        artefacts.write_json(args.json, result, indent=1, sort_keys=True)
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import struct
 from pathlib import Path
 
@@ -103,17 +102,6 @@ def loads(blob: bytes, name: str) -> tuple[dict[str, np.ndarray], dict[str, str]
     if end != len(data):
         raise bad(f"{len(data) - end} stray bytes after the last tensor")
     return tensors, metadata
-
-
-def write_atomic(path: Path, blob: bytes) -> None:
-    """Write to a temporary name, flush it to disk, then rename: a reader (or a resumed run)
-    sees either no file or the whole file, whenever the writer is killed."""
-    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
-    with tmp.open("wb") as f:
-        f.write(blob)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def sha256(blob: bytes) -> str:

@@ -23,16 +23,16 @@ interrupted `train` is continued with `--resume`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from openlandlord import provenance
+from openlandlord import artefacts, provenance
 from openlandlord.errors import UserError
 from openlandlord.games import GAMES, all_options, game_options, spec as game_spec
 
@@ -102,7 +102,7 @@ class Driver:
             raise UserError(f"ship step {name} failed (exit status {proc.returncode}): {text}")
         # Seconds of every invocation that ran the step (a resumed step adds up).
         self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - start, 1)
-        self.timings_path.write_text(json.dumps(self.timings, indent=1, sort_keys=True) + "\n")
+        artefacts.write_json(self.timings_path, self.timings, indent=1, sort_keys=True)
 
 
 def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) -> tuple[list, bool]:
@@ -110,9 +110,10 @@ def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) 
     cmd = _cli("train", "--data", data, "--out", out, "--epochs", epochs, "--set", f"seed={seed}")
     for item in extra:
         cmd += ["--set", item]
-    if (out / "last").exists() and not (out / "weights.safetensors").exists():
+    # The final student's config.json is written last: until it is there, the run is unfinished.
+    if (out / "last").exists() and not (out / "config.json").exists():
         cmd.append("--resume")
-    return cmd, (out / "weights.safetensors").exists()
+    return cmd, (out / "config.json").exists()
 
 
 def _figures(path: Path) -> dict:
@@ -143,8 +144,38 @@ def _round_dirs(out_dir: Path, rounds: int) -> list[tuple[Path, Path]]:
 def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: int = 1,
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
          mix_deals: tuple | None = None, epochs: tuple | None = None,
-         dry_run: bool = False, options: dict | None = None) -> dict | None:
-    """Run (or finish) every step; returns the results written next to the shipped student."""
+         dry_run: bool = False, options: dict | None = None, force: bool = False) -> dict | None:
+    """Run (or finish) every step; returns the results written next to the shipped student.
+    OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
+    earlier ship from this OUT (say, the committed student) is replaced only with `force`."""
+    args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
+            dry_run, options, force)
+    if dry_run:
+        return _ship(*args)
+    with artefacts.exclusive(Path(out).resolve(), "--out"):
+        return _ship(*args)
+
+
+def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
+    """The lock on SHIP, once SHIP is known to be right, and the check that replacing what it
+    holds is this run's to do (see `ship`)."""
+    if ship_path is None:
+        return contextlib.nullcontext()
+    lock = artefacts.exclusive(ship_path, "--ship")
+    if ship_path.is_dir() and any(ship_path.iterdir()) and not force:
+        try:
+            made_by = json.loads((ship_path / "results.json").read_text()).get("work_dir")
+        except (OSError, ValueError, AttributeError):
+            made_by = None
+        if made_by != _arg(out_dir):
+            lock.release()
+            raise UserError(f"--ship {_arg(ship_path)} holds a student this run did not ship; "
+                            "pass --force to replace it, or choose another --ship")
+    return lock
+
+
+def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
+          dry_run, options, force) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -165,8 +196,18 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
     ledger = ledger or str(out_dir / "ledger.jsonl" if quick else ROOT / "data" / "runs" / "ledger.jsonl")
-    if not dry_run:
+    if dry_run:
+        return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
+                      mix_deals, epochs, True, options, data, first, rounds, final)
+    with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
+        return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
+                      mix_deals, epochs, False, options, data, first, rounds, final)
+
+
+def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
+           epochs, dry_run, options, data, first, rounds, final) -> dict | None:
+    """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals);
     # every training uses seed SEED (initialization and batch order); evals use seed 0.
@@ -229,13 +270,16 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
         "datasets": {p.name: _dataset_counts(p) for p in [teacher_data] + [m for m, _ in rounds]},
         "final_val_metrics": config.get("metrics"),
         "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
+        "work_dir": _arg(out_dir),
     }
-    (out_dir / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
     if ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
-        for name in ("config.json", "weights.safetensors"):
-            shutil.copyfile(final / name, ship_path / name)
-        (ship_path / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        # Each file whole (weights first, config.json after: a pair loads only once both are
+        # in, as its recorded weights_sha256 says), results.json last.
+        for name in ("weights.safetensors", "config.json"):
+            artefacts.write_bytes(ship_path / name, (final / name).read_bytes())
+        artefacts.write_json(ship_path / "results.json", results, indent=1, sort_keys=True)
         print(f"[ship] shipped {_arg(final)} -> {_arg(ship_path)}", flush=True)
     return results
 
@@ -273,6 +317,8 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--final-deal-set", default=None,
                    help="also evaluate on this deal set (the test set: final numbers only)")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    p.add_argument("--force", action="store_true",
+                   help="replace a --ship folder that holds a student this run did not ship")
     args = p.parse_args(argv)
     ship_dir = args.ship or (str(Path(args.out) / "shipped") if args.quick
                              else str(ROOT / "data" / "models" / args.game))
@@ -280,7 +326,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     try:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
-             epochs=args.epochs, dry_run=args.dry_run,
+             epochs=args.epochs, dry_run=args.dry_run, force=args.force,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

@@ -29,13 +29,14 @@ and metrics.jsonl), checkpoints.py (epoch checkpoints, --resume, the run lock), 
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from openlandlord import blas
+from openlandlord import artefacts, blas
 from openlandlord.errors import UserError
 
 from . import checkpoints, metrics
@@ -49,10 +50,55 @@ CURVES = "curves.png"
 
 
 def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
-          stop_after: int | None = None, progress: bool = True, group=None) -> dict:
+          stop_after: int | None = None, progress: bool = True, group=None,
+          force: bool = False) -> dict:
     """Train on the dataset `data` into the run directory `out`; returns the last epoch's
     metrics. `stop_after` ends the run after that many epochs of the configured schedule
-    (as an interruption would), for tests and time-boxed runs."""
+    (as an interruption would), for tests and time-boxed runs. `out` is locked for the run
+    (rank 0 holds it); a finished student or anything else in it is replaced only with
+    `force`, and `resume` continues the run it holds."""
+    import mlx.core as mx
+
+    group = group or mx.distributed.init()
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory")
+    if group.rank() != 0:
+        return _train(data, out_dir, cfg, resume, stop_after, progress, group)
+    with artefacts.exclusive(out_dir, "--out"):
+        if not resume:
+            _check_fresh_out(out_dir, force)
+        return _train(data, out_dir, cfg, resume, stop_after, progress, group)
+
+
+# What an unfinished run that never finished an epoch leaves: a fresh run may replace it.
+_UNFINISHED = re.compile(r"^(metrics\.jsonl|curves\.png|\.epoch-\d{4}\.tmp|\.last\.tmp|\..*\.tmp-\d+.*)$")
+
+
+def _check_fresh_out(out_dir: Path, force: bool) -> None:
+    """A new run's --out: empty, new, or left by a run killed before its first epoch; else
+    (a training run, a finished student such as a copy of data/models/X, other files)
+    refused unless `force`, which removes it."""
+    if not out_dir.exists():
+        return
+    others = sorted(p.name for p in out_dir.iterdir() if not _UNFINISHED.match(p.name))
+    if not others:
+        return
+    if force:
+        artefacts.remove(out_dir)
+        return
+    if "last" in others:
+        what = "a training run: pass --resume to continue it"
+    elif "config.json" in others or "weights.safetensors" in others:
+        what = "a finished student"
+    else:
+        what = f"files this command did not make ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''})"
+    raise UserError(f"{out_dir} already holds {what}; choose another --out, or pass --force "
+                    "to replace it")
+
+
+def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after, progress: bool,
+           group) -> dict:
     import mlx.core as mx
     from tqdm import tqdm
 
@@ -61,17 +107,12 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     from openlandlord.model.student import ARCHITECTURE
     from openlandlord.provenance import git_sha
 
-    group = group or mx.distributed.init()
     rank, size = group.rank(), group.size()
+    out = str(out_dir)
     if cfg.batch_size % size:
         raise UserError(f"batch_size {cfg.batch_size} is not divisible by the {size} processes")
     ds = dataset.open(data)
     mcfg = model_config(cfg, ds.game)
-    out_dir = Path(out)
-    lock = checkpoints.lock_run(out_dir) if rank == 0 else None
-    if not resume and (out_dir / "last").exists():
-        raise UserError(f"{out} already holds a training run: pass --resume to continue it, "
-                        "or choose another --out")
     data_hash = ds.manifest_sha256
     start_epoch, resume_state = 0, None
     if resume:
@@ -149,11 +190,12 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
                 plot_curves(metrics_path, out_dir / CURVES)
             print(metrics.epoch_line(summary), file=sys.stderr)
         barrier(group)
-    if rank == 0 and last_epoch == cfg.epochs and summary:
-        save_checkpoint(str(out_dir), trainer.model, mcfg,
-                        {**extra, "epoch": cfg.epochs, "metrics": metrics.scalars(summary)})
-    if lock is not None:
-        lock.close()
+    if rank == 0 and last_epoch == cfg.epochs:
+        if summary:
+            save_checkpoint(str(out_dir), trainer.model, mcfg,
+                            {**extra, "epoch": cfg.epochs, "metrics": metrics.scalars(summary)})
+        else:
+            checkpoints.repair_final(out_dir)
     return summary
 
 
@@ -161,7 +203,8 @@ def run(args) -> int:
     """`openlandlord train`."""
     blas.reexec_with_openblas("train")
     cfg = load_config(args.config, getattr(args, "set", None), args.epochs)
-    train(args.data, args.out, cfg, resume=getattr(args, "resume", False))
+    train(args.data, args.out, cfg, resume=getattr(args, "resume", False),
+          force=getattr(args, "force", False))
     return 0
 
 

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from openlandlord import blas as _blas
+from openlandlord import artefacts, blas as _blas
 from openlandlord.errors import UserError
 
 from .batches import collate, epoch_batches, load_split
@@ -144,8 +144,7 @@ def run_bench(args) -> int:
                            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")},
                "game": game, "dataset": f"{BENCH_DEALS} random-teacher {game} deals", "seconds_per_measurement": seconds,
                "results": results}
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=2)
+        artefacts.write_json(args.json, doc)
     return 0
 
 

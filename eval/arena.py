@@ -49,7 +49,6 @@ the play is complete.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
@@ -59,6 +58,7 @@ from collections import defaultdict
 import numpy as np
 from tqdm import tqdm
 
+from openlandlord import artefacts
 from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec, prepare
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
@@ -376,36 +376,6 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def check_output(path: str | None, flag: str, directory: bool = False) -> None:
-    """Refuse, before any game is played, an output path that cannot be written when the
-    run ends: a folder where a file is wanted (or a file where a folder is), a parent that
-    cannot be created, no permission."""
-    if path is None:
-        return
-    target = os.path.abspath(path)
-    if os.path.isdir(target) != directory and os.path.exists(target):
-        raise UserError(f"{flag} {path} is {'a file' if directory else 'a directory'}; "
-                        f"give a {'folder' if directory else 'file'} path")
-    if os.path.exists(target):
-        if not os.access(target, os.W_OK | (os.X_OK if directory else 0)):
-            raise UserError(f"{flag} {path}: no permission to write it")
-        return
-    parent = os.path.dirname(target)
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise UserError(f"{flag} {path}: cannot create it, {parent} is a file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"{flag} {path}: no permission to create it in {parent}")
-
-
-def write_json(path: str, result: dict) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-
-
 def ledger_figures(result: dict) -> dict:
     """The result as the ledger keeps it: every figure, without the per-deal arrays."""
     return {k: v for k, v in result.items() if k != "per_deal"}
@@ -422,21 +392,23 @@ def run(args) -> int:
     """`openlandlord eval`."""
     if args.deals is not None and args.deals <= 0:
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
-    check_output(args.json, "--json")
-    check_output(args.report, "--report", directory=True)
-    deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
-                                explicit_options(args))
-    result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
-                         args.workers, progress=True, backend=getattr(args, "backend", "local"),
-                         address=getattr(args, "address", None))
-    print(format_table(result))
-    if args.json:
-        write_json(args.json, result)
-    if args.report:
-        from . import report
-        print(f"report: {report.write_eval_report(result, args.report)}")
-    ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
-                  deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},
-                  result=ledger_figures(result), seeds={"seed": args.seed},
-                  path=getattr(args, "ledger", None))
+    outputs = [(args.json, "--json", False), (args.report, "--report", True)]
+    with artefacts.exclusive_outputs(outputs, getattr(args, "force", False)):
+        deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
+                                    explicit_options(args))
+        result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
+                             args.workers, progress=True, backend=getattr(args, "backend", "local"),
+                             address=getattr(args, "address", None))
+        print(format_table(result))
+        if args.json:
+            artefacts.write_json(args.json, result)
+        if args.report:
+            from . import report
+            with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
+                report.write_eval_report(result, str(staging))
+            print(f"report: {os.path.join(args.report, 'report.md')}")
+        ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
+                      deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},
+                      result=ledger_figures(result), seeds={"seed": args.seed},
+                      path=getattr(args, "ledger", None))
     return 0

@@ -11,8 +11,10 @@ every pair.
 """
 from __future__ import annotations
 
+import os
 import time
 
+from openlandlord import artefacts
 from openlandlord.agents import parse_spec
 from openlandlord.errors import UserError
 from openlandlord.games import spec as game_spec
@@ -81,22 +83,24 @@ def run(args) -> int:
     deal_set_name = getattr(args, "deal_set", None)
     if deal_set_name is None and (args.deals is None or args.deals <= 0):
         raise UserError(f"--deals must be a positive number of deals, got {args.deals}")
-    arena.check_output(args.json, "--json")
-    arena.check_output(args.report, "--report", directory=True)
-    deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed,
-                                      arena.explicit_options(args))
-    result = play_league(args.game, args.agents, deal_set, args.seed,
-                         getattr(args, "workers", None), getattr(args, "anchor", None),
-                         backend=getattr(args, "backend", "local"),
-                         address=getattr(args, "address", None))
-    print(format_table(result))
-    if args.json:
-        arena.write_json(args.json, result)
-    if args.report:
-        from . import report
-        print(f"report: {report.write_league_report(result, args.report)}")
-    ledger.append("league", game=args.game, agents=args.agents, deal_set=result["deal_set"],
-                  counts={"deals": result["deals"], "pairs": len(result["pairs"]),
-                          "games": sum(p["games"] for p in result["pairs"])},
-                  result=result, seeds={"seed": args.seed}, path=getattr(args, "ledger", None))
+    outputs = [(args.json, "--json", False), (args.report, "--report", True)]
+    with artefacts.exclusive_outputs(outputs, getattr(args, "force", False)):
+        deal_set = arena.resolve_deal_set(args.game, args.deals, deal_set_name, args.seed,
+                                          arena.explicit_options(args))
+        result = play_league(args.game, args.agents, deal_set, args.seed,
+                             getattr(args, "workers", None), getattr(args, "anchor", None),
+                             backend=getattr(args, "backend", "local"),
+                             address=getattr(args, "address", None))
+        print(format_table(result))
+        if args.json:
+            artefacts.write_json(args.json, result)
+        if args.report:
+            from . import report
+            with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
+                report.write_league_report(result, str(staging))
+            print(f"report: {os.path.join(args.report, 'report.md')}")
+        ledger.append("league", game=args.game, agents=args.agents, deal_set=result["deal_set"],
+                      counts={"deals": result["deals"], "pairs": len(result["pairs"]),
+                              "games": sum(p["games"] for p in result["pairs"])},
+                      result=result, seeds={"seed": args.seed}, path=getattr(args, "ledger", None))
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+from openlandlord import artefacts
 from openlandlord.provenance import stamp
 
 DEFAULT_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -29,18 +30,19 @@ def append(kind: str, *, game: str, agents: list[str], deal_set: dict, counts: d
     entry.update(kind=kind, game=game, agents=list(agents), deal_set=deal_set, counts=counts,
                  result=result)
     path = path or ledger_path()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    line = json.dumps(entry, sort_keys=True) + "\n"
-    # One write of one line on an O_APPEND file: concurrent runs never interleave lines.
-    with open(path, "a") as f:
-        f.write(line)
+    # Atomically, under a short lock (openlandlord.artefacts.append_line): concurrent runs
+    # never interleave or lose lines, and a killed writer never leaves half a line.
+    artefacts.append_line(path, json.dumps(entry, sort_keys=True))
     return entry
 
 
 def read(path: str | None = None) -> list[dict]:
-    """Every entry of the ledger, oldest first."""
+    """Every entry of the ledger, oldest first. A last line without its newline (torn by a
+    writer killed mid-line before writes were atomic) is not an entry and is left out."""
     path = path or ledger_path()
     if not os.path.exists(path):
         return []
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        text = f.read()
+    lines = text.split("\n")
+    return [json.loads(line) for line in lines[:-1] if line.strip()]

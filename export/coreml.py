@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 import torch
 
+from openlandlord import artefacts
 from openlandlord.errors import UserError
 from openlandlord.model.chunked import FUNCTIONS, STATE_INPUTS
 from openlandlord.provenance import git_sha
@@ -177,10 +178,17 @@ def example_inputs(inputs, config):
 
 
 def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: int = 64,
-            tokens: int | None = None, converter: _Converter | None = None) -> str:
+            tokens: int | None = None, converter: _Converter | None = None, force: bool = False) -> str:
     """Export a checkpoint as a multifunction ML Program at batch 1, `tokens` state tokens
     (default: the config's max_state_tokens) and `slots` action slots. coremltools' own
-    output shows only with a verbose `converter` (the default)."""
+    output shows only with a verbose `converter` (the default). `out_path` is locked while
+    it is made, built under a temporary name and swapped in whole; an existing one is
+    replaced only with `force`."""
+    with artefacts.exclusive(out_path, "--out"):
+        return _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, force)
+
+
+def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, force) -> str:
     converter = converter or _Converter(verbose=True)
     if precision not in PRECISIONS:
         raise UserError(f"precision {precision!r} is not one of {PRECISIONS}")
@@ -190,6 +198,7 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
         raise UserError(f"--out {out_path} must end in .mlpackage")
     if os.path.exists(out_path) and not os.path.isdir(out_path):
         raise UserError(f"--out {out_path} is a file, not a package directory")
+    artefacts.refuse_existing(out_path, force)
     parent = os.path.dirname(os.path.abspath(out_path))
     if os.path.exists(parent) and not os.path.isdir(parent):
         raise UserError(f"--out {out_path}: {parent} is not a directory")
@@ -229,9 +238,8 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
             "state_tokens": str(tokens), "precision": precision,
             "num_parameters": str(meta["num_parameters"]), "functions": ",".join(FUNCTIONS),
             "git_sha": str(meta.get("git_sha", "unknown")), "exporter_git_sha": git_sha()})
-        if os.path.exists(out_path):
-            shutil.rmtree(out_path)
-        package.save(out_path)
+        with artefacts.staged_folder(out_path, force=True) as package_path:
+            package.save(str(package_path))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out_path
@@ -327,7 +335,8 @@ def run(args):
     one progress bar and a summary line; coremltools' own bars and warnings with -v."""
     converter = _Converter(verbose=getattr(args, "verbose", False))
     started = time.perf_counter()
-    path = convert(args.checkpoint, args.out, precision=args.precision, converter=converter)
+    path = convert(args.checkpoint, args.out, precision=args.precision, converter=converter,
+                   force=getattr(args, "force", False))
     info = describe(path)
     meta = info["metadata"]
     print(f"wrote {path}: {meta['game']} student, {meta['num_parameters']} parameters, {meta['precision']}, "

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 import torch
 
+from openlandlord import artefacts
 from openlandlord.agents.onnx_agent import CONFIG_KEY, no_others, others_of, read_meta, run_session, session
 from openlandlord.model.chunked import STATE_INPUTS
 from openlandlord.errors import UserError
@@ -102,9 +103,15 @@ def export_functions(checkpoint: str, signatures: dict, directory: str) -> dict:
     return paths
 
 
-def export(checkpoint: str, out_path: str) -> str:
+def export(checkpoint: str, out_path: str, force: bool = False) -> str:
     """Write the checkpoint as one dynamic-axes ONNX graph with its config.json in the
-    metadata (see the module docstring); the file appears whole or not at all."""
+    metadata (see the module docstring); the file appears whole or not at all, while it is
+    made no other writer may touch it, and an existing one is replaced only with `force`."""
+    with artefacts.exclusive(out_path, "--out"):
+        return _export(checkpoint, out_path, force)
+
+
+def _export(checkpoint: str, out_path: str, force: bool) -> str:
     import onnx
 
     if not out_path.endswith(".onnx"):
@@ -114,9 +121,10 @@ def export(checkpoint: str, out_path: str) -> str:
     parent = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(parent):
         raise UserError(f"--out {out_path}: {parent} is not a directory")
+    artefacts.refuse_existing(out_path, force)
     mirror = load_torch_student(checkpoint)
     _, spec, outputs = graph = signature(mirror.config)
-    tmp = f"{out_path}.tmp"
+    tmp = str(artefacts.temporary_name(out_path)) + ".onnx"
     try:
         to_onnx(mirror, graph, tmp, {n: DYNAMIC_AXES[n] for n in [s[0] for s in spec] + outputs})
         model = onnx.load(tmp)
@@ -129,7 +137,9 @@ def export(checkpoint: str, out_path: str) -> str:
         model.doc_string = (f"LandlordFormer-Lite student for {mirror.config.game}: scores any number of "
                             "legal actions per call (dynamic axes), or chunks of them with the rest's pool")
         onnx.save(model, tmp)
-        os.replace(tmp, out_path)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        artefacts.move_into_place(tmp, out_path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
@@ -168,7 +178,7 @@ def verify(path: str, checkpoint: str, seed: int = 0) -> dict:
 
 def run(args) -> int:
     """`openlandlord export --checkpoint DIR --out FILE.onnx`."""
-    path = export(args.checkpoint, args.out)
+    path = export(args.checkpoint, args.out, force=getattr(args, "force", False))
     meta = read_meta(path)
     print(f"wrote {path}: {meta['game']} student, {meta['num_parameters']} parameters, fp32, "
           "dynamic batch, state length and legal count")

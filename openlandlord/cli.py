@@ -23,6 +23,7 @@ HANDLERS = {
     ("bench", "latency"): "openlandlord.export.latency:run",
     ("bench", "generate"): "openlandlord.distill.generate:bench",
     ("bench", "train"): "openlandlord.distill.train:bench",
+    ("bench", "fuzz"): "openlandlord.fuzz:run",
     ("eval",): "openlandlord.eval.arena:run",
     ("league",): "openlandlord.eval.league:run",
     ("quickstart",): "openlandlord.quickstart:run",
@@ -136,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--temperature", type=float, default=None,
                      help="teacher softmax temperature in score units (default per game: "
                           "Dou Dizhu 0.2, Shengji 0.1)")
+    gen.add_argument("--force", action="store_true",
+                     help="replace what --out holds (another run's dataset, or other files)")
 
     train = command("train", "train the student on a dataset",
                     "openlandlord train --data runs/data --out runs/model --epochs 4")
@@ -149,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override one config field (repeatable), e.g. --set batch_size=128")
     train.add_argument("--resume", action="store_true",
                        help="continue the run in --out from its last epoch checkpoint")
+    train.add_argument("--force", action="store_true",
+                       help="replace a finished student or other files in --out (--resume continues a run)")
 
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",
                   "openlandlord export --checkpoint runs/model --out student.mlpackage --precision fp16")
@@ -158,13 +163,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Core ML compute precision (ONNX is always fp32)")
     exp.add_argument("-v", "--verbose", action="store_true",
                      help="show the converters' own progress bars and warnings")
+    exp.add_argument("--force", action="store_true", help="replace an existing --out")
 
-    bench = command("bench", "benchmarks: referee, latency, generate, train",
+    bench = command("bench", "benchmarks: referee, latency, generate, train, fuzz",
                     "openlandlord bench train --seconds 2 --batch-sizes 256 --json train.json")
-    bench.add_argument("what", choices=("referee", "latency", "generate", "train"),
+    bench.add_argument("what", choices=("referee", "latency", "generate", "train", "fuzz"),
                        help="referee: our referee beside the test peers (pip install -e '.[test]'); "
                             "latency: the student's backends (needs --checkpoint); generate: "
-                            "dataset throughput; train: training samples/s per BLAS and batch size")
+                            "dataset throughput; train: training samples/s per BLAS and batch size; "
+                            "fuzz: bad command lines and illegal moves, all refused cleanly (default 60 s)")
     _game_options(bench)
     bench.add_argument("--checkpoint", default=None, help="latency: checkpoint folder to measure")
     bench.add_argument("--json", default=None, help="also write the results to this JSON file")
@@ -172,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time budget per measurement (default: each bench's own, 2-3 s)")
     bench.add_argument("--batch-sizes", dest="batch_sizes", default=None,
                        help="train: comma-separated batch sizes to measure (default: the bench's grid)")
+    bench.add_argument("--force", action="store_true", help="replace an existing --json file")
 
     ev = command("eval", "mirrored-seat evaluation of one agent against another",
                  "openlandlord eval --agent student:runs/model --opponent rule --deal-set doudizhu-dev-300 "
@@ -188,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=_positive(int), default=None,
                     help="worker processes (default: one per core)")
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
+    ev.add_argument("--force", action="store_true", help="replace an existing --json file or --report folder")
     _backend(ev)
 
     lg = command("league", "round robin with Bradley-Terry / Elo ratings",
@@ -205,12 +214,15 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--json", default=None, help="write the ratings to this JSON file")
     lg.add_argument("--report", default=None, help="folder for a report.md with its ladder picture")
     lg.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
+    lg.add_argument("--force", action="store_true", help="replace an existing --json file or --report folder")
     _backend(lg)
 
     qs = command("quickstart", "generate, train, export, bench and evaluate end to end",
                  "openlandlord quickstart --game shengji --out runs/qs-shengji")
     _game_options(qs)
     qs.add_argument("--out", default=None, help="working folder (default runs/quickstart-GAME)")
+    qs.add_argument("--force", action="store_true",
+                    help="start over: replace everything in --out (a rerun without it resumes)")
 
     # `openlandlord ship`: its flags live with it (distill/ship.py, which parses them).
     sub.add_parser("ship", help="make a shipped student end to end by its recipe "
@@ -239,7 +251,13 @@ def main(argv=None) -> int:
         return ship.main(argv[1:], prog="openlandlord ship")
     try:
         args = build_parser().parse_args(argv)
-        status = _handler(args)(args)
+        if args.command == "bench":
+            # Every bench's one output: checked and held before it measures anything.
+            from . import artefacts
+            with artefacts.exclusive_outputs([(args.json, "--json", False)], args.force):
+                status = _handler(args)(args)
+        else:
+            status = _handler(args)(args)
     except UserError as exc:
         print(f"openlandlord: error: {exc}", file=sys.stderr)
         return 2

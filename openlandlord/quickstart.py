@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import blas
+from . import artefacts, blas
 from .errors import UserError
 from .games import GAMES, game_options, spec as game_spec
 from .provenance import git_sha
@@ -123,20 +123,48 @@ def run(args) -> int:
     given = {k: v for k, v in game_options(game, args).items() if getattr(args, k, None) is not None}
     flags = [x for name, value in given.items() for x in (game_spec(game).option(name).flag, value)]
     out = Path(getattr(args, "out", None) or f"runs/quickstart-{game}")
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder")
+    with artefacts.exclusive(out, "--out"):
+        _check_out(out, game, getattr(args, "force", False))
+        out.mkdir(parents=True, exist_ok=True)
+        return _run(args, game, plan, flags, out)
+
+
+def _check_out(out: Path, game: str, force: bool) -> None:
+    """--out is new, empty, or an earlier quickstart of this game (resumed); anything else,
+    or with `force` anything at all, is replaced only with `force`."""
+    if not out.exists() or not any(out.iterdir()):
+        return
+    previous = _read(out / "stages.json") if (out / "stages.json").is_file() else None
+    if force:
+        artefacts.remove(out)
+    elif previous is None:
+        raise UserError(f"--out {out} holds files that are not a quickstart's; choose another "
+                        "--out, or pass --force to replace them")
+    elif previous.get("game") != game:
+        raise UserError(f"--out {out} holds a quickstart of {previous.get('game')}, not {game}; "
+                        "choose another --out, or pass --force to replace it")
+
+
+def _run(args, game: str, plan: dict, flags: list, out: Path) -> int:
     env = blas.preloaded(os.environ)
     if blas.note():
         print(blas.note(), flush=True)
     previous = _read(out / "stages.json")
+    if not previous:    # marks the folder as this quickstart's from the start, for a rerun
+        artefacts.write_json(out / "stages.json", {"game": game, "options": game_options(game, args),
+                                                   "git_sha": git_sha(), "stages": []})
     log: list[dict] = []
     started = time.perf_counter()
     _stage("generate", ["generate", "--game", game, *flags, "--teacher", plan["teacher"], "--deals",
                         str(plan["deals"]), "--out", str(out / "data"), "--seed", "0"],
            out / "data" / "manifest.json", log, env)
     model = out / "model"
-    resume = ["--resume"] if (model / "last").exists() and not (model / "weights.safetensors").exists() else []
+    # The final student's config.json is written last: until it is there, train is unfinished.
+    resume = ["--resume"] if (model / "last").exists() and not (model / "config.json").exists() else []
     _stage("train", ["train", "--data", str(out / "data"), "--out", str(model),
-                     "--epochs", str(plan["epochs"]), *resume], model / "weights.safetensors", log, env)
+                     "--epochs", str(plan["epochs"]), *resume], model / "config.json", log, env)
     _stage("export", ["export", "--checkpoint", str(out / "model"), "--out",
                       str(out / "student.mlpackage"), "--precision", "fp16"],
            out / "student.mlpackage", log, env)
@@ -151,7 +179,9 @@ def run(args) -> int:
         _stage(f"eval vs {opponent}", ["eval", "--game", game, *flags, "--agent", f"student:{out / 'model'}",
                                        "--opponent", opponent, "--deals", str(plan["eval_deals"]),
                                        "--json", str(out / f"eval-{name}.json"),
-                                       "--report", str(out / f"report-{name}")],
+                                       "--report", str(out / f"report-{name}"),
+                                       # not done (no JSON): what an interrupted try left is ours to replace
+                                       "--force"],
                out / f"eval-{name}.json", log, env)
     _earlier_timings(log, previous)
     rows = summary_rows(game, out)
@@ -165,9 +195,8 @@ def run(args) -> int:
               "| stage | seconds | command |", "|---|---|---|",
               *[f"| {s['stage']} | {_seconds(s)} | `{s['command']}` |" for s in log], "",
               *_eval_reports(game, out)]
-    (out / "REPORT.md").write_text("\n".join(report) + "\n")
-    (out / "stages.json").write_text(json.dumps({"game": game, "options": game_options(game, args),
-                                                 "git_sha": git_sha(), "stages": log},
-                                                indent=2) + "\n")
+    artefacts.write_text(out / "REPORT.md", "\n".join(report) + "\n")
+    artefacts.write_json(out / "stages.json", {"game": game, "options": game_options(game, args),
+                                               "git_sha": git_sha(), "stages": log})
     print(f"report: {out / 'REPORT.md'}")
     return 0

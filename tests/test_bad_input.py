@@ -222,136 +222,43 @@ def test_shengji_dealer_and_seat_must_be_seats_regression(rules, dealer):
     assert game.to_json() == before
 
 
-# --- fuzz: random bad input ------------------------------------------------------------------
+# --- fuzz: random bad input (openlandlord.fuzz; `openlandlord bench fuzz` runs it longer) ----
 
-BAD_SPECS = ["", " ", "nosuch", "random:foo", "random:seed=-1", "random:seed=x", "random:seed",
-             "pimc:worlds=0", "pimc:worlds=99999999999999999999", "pimc:worlds=2147483648",
-             "pimc:cap=abc", "pimc:=3", "pimc:32", "human:foo", "rlcard:x", "rule:expert,x=1",
-             "rule:nosuchlevel", "student:/no/such/run", "onnx:/no/such.onnx", ":", "pimc:worlds=1e3"]
+def test_fuzz_bad_command_lines_exit_2_with_one_line(tmp_path):
+    from openlandlord import fuzz
 
-
-def _bad_argvs(tmp_path, rng):
-    """(argv, what is bad) for one random bad piece in an otherwise good command line."""
-    a_file = tmp_path / "a_file"
-    a_file.write_text("x")
-    out = str(tmp_path / "out")
-    good = {
-        "eval": ["eval", "--agent", "random", "--opponent", "rule", "--deals", "2", "--workers", "1"],
-        "league": ["league", "--agents", "random", "rule", "--deals", "2", "--workers", "1"],
-        "generate": ["generate", "--teacher", "random", "--deals", "2", "--workers", "1", "--out", out],
-    }
-    bad_values = {"--deals": ["0", "abc", "1e3", "", "1999999973"], "--workers": ["0", "x", "1.5"],
-                  "--seed": ["abc", "1.5", ""], "--game": ["chess", ""],
-                  "--temperature=": ["nan", "inf", "-1", "x"]}
-    command = rng.choice(sorted(good))
-    argv = list(good[command])
-    kind = rng.choice(["spec", "value", "flag", "path"])
-    if kind == "spec":
-        flag = {"eval": "--agent", "league": "--agents", "generate": "--teacher"}[command]
-        argv[argv.index(flag) + 1] = rng.choice(BAD_SPECS)
-    elif kind == "value":
-        flag = rng.choice([f for f in sorted(bad_values)
-                           if command == "generate" or f != "--temperature="])
-        value = rng.choice(bad_values[flag])
-        if flag in argv:
-            argv[argv.index(flag) + 1] = value
-        elif flag.endswith("="):
-            argv.append(flag + value)
-        else:
-            argv += [flag, value]
-        if flag == "--deals" and value == "1999999973" and command != "generate":
-            argv[argv.index(flag) + 1] = "0"
-    elif kind == "flag":
-        argv.insert(rng.randrange(1, len(argv) + 1), rng.choice(["--nosuch", "--json", "-x"]))
-    else:
-        if command == "generate":
-            argv[argv.index("--out") + 1] = str(a_file)
-        else:
-            flag, path = rng.choice([("--json", str(tmp_path)), ("--json", str(a_file / "r.json")),
-                                     ("--report", str(a_file))])
-            argv += [flag, path]
-    return argv, kind
-
-
-def test_fuzz_bad_command_lines_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
-    import random
-
-    from openlandlord.cli import main
-
-    monkeypatch.setenv("OPENLANDLORD_LEDGER", str(tmp_path / "ledger.jsonl"))
-    rng = random.Random(20)
-    for _ in range(60):
-        argv, kind = _bad_argvs(tmp_path, rng)
-        try:
-            status = main(argv)
-        except SystemExit as exc:          # argparse's own exit, e.g. on `-h`
-            status = exc.code
-        err = capsys.readouterr().err.strip().splitlines()
-        assert status == 2, (argv, err)
-        assert len(err) == 1 and "Traceback" not in err[0], (argv, err)
-    assert not (tmp_path / "out").exists() and not (tmp_path / "ledger.jsonl").exists()
-
-
-def _random_move(rng, names):
-    pick = rng.randrange(7)
-    if pick == 0:
-        return "".join(rng.choice("3456789TJQKA2BRxX 10,-") for _ in range(rng.randrange(7)))
-    if pick == 1:
-        return tuple(rng.choice(names) for _ in range(rng.randrange(1, 5)))
-    if pick == 2:
-        return rng.choice([None, 3, 3.5, b"33", ["3"], ("3", 4), {"3": 1}, (), [None]])
-    if pick == 3:
-        return tuple(rng.choice(["7H", "TS", "BJ", "SJ", "1H", "7Z", "", "7H7H", 7]) for _ in range(2))
-    if pick == 4:
-        return " ".join(rng.choice(names) for _ in range(rng.randrange(1, 4)))
-    if pick == 5:
-        return rng.choice(names) * rng.randrange(1, 6)
-    return rng.choice(["pass", "PASS", "bid 3", "call", "rob", "double", "3" * 5, "BR3", "A2"])
+    result = fuzz.fuzz_command_lines(probes=60, seed=20, folder=str(tmp_path))
+    assert result["probes"] == 60 and set(result["by_kind"]) == {"spec", "value", "flag", "path"}
+    assert result["refused_cleanly"] == 60, result["failures"]
 
 
 @pytest.mark.parametrize("game_name", ["doudizhu", "shengji-tractor", "shengji-classic"])
 def test_fuzz_illegal_api_moves_leave_the_state_unchanged(game_name):
-    import random
+    from openlandlord import fuzz
 
-    from openlandlord.errors import IllegalMove
+    result = fuzz.fuzz_moves(game_name, moves=600, seed=1)
+    assert result["failures"] == []
+    assert result["refused"] > 0 and result["legal_played"] > 0 and result["moves_tried"] == 600
 
-    rng = random.Random(game_name)
-    if game_name == "doudizhu":
-        from openlandlord.games.doudizhu import Game
 
-        game, names = Game.new(7), list("3456789TJQKA2BR")
-        def canonical(move):
-            return "".join(sorted(move))
-        def legal(state):
-            return {canonical(m) for m in state.legal_moves()}
-    else:
-        from collections import Counter
+def test_fuzz_catches_a_refusal_that_changes_the_state(monkeypatch):
+    # The fuzzer itself can fail: a referee that moves its state on before refusing is caught.
+    from openlandlord import fuzz
 
-        from openlandlord.games.shengji.rules import CARD_NAMES
-        from openlandlord.games.shengji.state import Round
+    class Leaky:
+        def __init__(self, game):
+            self.game = game
+        def __getattr__(self, name):
+            return getattr(self.game, name)
+        def play(self, move, seat=None):
+            try:
+                return self.game.play(move, seat=seat)
+            except UserError:
+                if not self.game.done:
+                    self.game.play(self.game.legal_moves()[0])
+                raise
 
-        game, names = Round.new(7, game_name.split("-")[1]), list(CARD_NAMES)
-        def canonical(move):
-            return tuple(sorted(move))
-        def legal(state):
-            if state.phase == "bury":     # any 8 of the dealer's cards: too many to list
-                hand = state.hands()[state.current_seat]
-                held = len(move) == 8 and not Counter(move) - Counter(hand)
-                return {canonical(hand[:8]), *([canonical(move)] if held else [])}
-            return {canonical(m) for m in state.legal_moves(limit=None)}
-    plays = 0
-    for _ in range(400):
-        if game.done:
-            break
-        move = _random_move(rng, names)
-        before, spare = game.to_json(), game.clone()
-        try:
-            game.play(move, seat=rng.choice([None, game.current_seat, (game.current_seat + 1) % game.num_seats]))
-        except (IllegalMove, UserError):
-            assert game.to_json() == before, move
-        else:
-            assert canonical(move) in legal(spare), f"illegal {move!r} was played"
-            plays += 1
-        if rng.random() < 0.2 and not game.done:    # move the game on, to fuzz other positions
-            game.play(sorted(legal(game))[0])
-    assert plays > 0
+    real = fuzz._game
+    monkeypatch.setattr(fuzz, "_game", lambda name, seed: (Leaky(real(name, seed)[0]), *real(name, seed)[1:]))
+    result = fuzz.fuzz_moves("doudizhu", moves=50, seed=1)
+    assert any(f["problem"] == "state changed on a refused move" for f in result["failures"])

@@ -196,6 +196,7 @@ def test_export_prints_one_bar_and_a_summary_regression(checkpoint, tmp_path, ca
     assert "Running MIL" not in captured.err and "Tuple detected" not in captured.err
     assert captured.err.count("converting to Core ML") >= 1
     assert "converter warnings hidden: -v shows them" in captured.out
-    run(argparse.Namespace(checkpoint=checkpoint, out=out, precision="fp16", verbose=True))
+    # (the same --out again: replacing it takes --force)
+    run(argparse.Namespace(checkpoint=checkpoint, out=out, precision="fp16", verbose=True, force=True))
     captured = capsys.readouterr()
     assert "Running MIL" in captured.err and "hidden" not in captured.out

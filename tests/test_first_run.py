@@ -67,6 +67,7 @@ def test_a_rerun_keeps_the_first_runs_stage_timings_regression(monkeypatch, tmp_
 
 def test_report_links_the_eval_reports_and_pictures_regression(monkeypatch, tmp_path):
     # Regression: REPORT.md never pointed at the eval stages' own reports.
+    (tmp_path / "stages.json").write_text('{"game": "doudizhu", "stages": []}')  # a quickstart's folder
     folder = tmp_path / "report-rule"
     folder.mkdir()
     for name in ("report.md", "scores.png", "roles.png"):

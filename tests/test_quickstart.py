@@ -31,6 +31,7 @@ def test_stages_in_order_with_the_documented_commands(monkeypatch, tmp_path):
 def test_an_interrupted_training_resumes(monkeypatch, tmp_path):
     (tmp_path / "model" / "epoch-0001").mkdir(parents=True)
     (tmp_path / "model" / "last").symlink_to("epoch-0001")
+    (tmp_path / "stages.json").write_text('{"game": "shengji", "stages": []}')  # the first run's mark
     calls = []
     _fake_stages(monkeypatch, calls)
     quickstart.run(SimpleNamespace(game="shengji", out=str(tmp_path)))

@@ -65,13 +65,13 @@ def test_an_interrupted_training_is_resumed(quick, tmp_path):
     assert (final / "last").exists()                  # the epoch checkpoint --resume needs
     cmd, done = ship._train_command(out / "data", final, 1, 1, ())
     assert done and "--resume" not in cmd
-    moved = tmp_path / "weights.safetensors"
-    (final / "weights.safetensors").rename(moved)       # as if killed before the final write
+    moved = tmp_path / "config.json"
+    (final / "config.json").rename(moved)       # as if killed before the final write (config.json is last)
     try:
         cmd, done = ship._train_command(out / "data", final, 1, 1, ())
         assert not done and cmd[-1] == "--resume"
     finally:
-        moved.rename(final / "weights.safetensors")
+        moved.rename(final / "config.json")
 
 
 def test_unknown_game_and_ship_inside_out_are_refused(tmp_path):

@@ -240,12 +240,11 @@ def test_resume_refusals(data, run, tmp_path, capsys):
 
 
 def test_one_trainer_per_run_directory(data, tmp_path, capsys):
-    lock = checkpoints.lock_run(tmp_path / "busy")
-    try:
+    from openlandlord import artefacts
+
+    with artefacts.exclusive(tmp_path / "busy", "--out"):
         assert main(["train", "--data", data, "--out", str(tmp_path / "busy")]) == 2
-        assert "another training process is writing" in capsys.readouterr().err
-    finally:
-        lock.close()
+        assert "is being written by PID" in capsys.readouterr().err
 
 
 def test_rank_batches_partition_the_global_batches():

@@ -20,6 +20,7 @@ import os
 import mlx.core as mx
 from mlx.utils import tree_flatten
 
+from ..artefacts import crash_before_rename
 from ..errors import UserError
 from ..provenance import stamp
 from .student import ARCHITECTURE, LandlordFormerLite, ModelConfig, num_parameters
@@ -51,7 +52,9 @@ def save_checkpoint(directory: str, model: LandlordFormerLite, config: ModelConf
         json.dump(meta, f, indent=2, sort_keys=True)
         f.flush()
         os.fsync(f.fileno())
+    crash_before_rename(weights)
     os.replace(tmp_weights, weights)
+    crash_before_rename(config_path)
     os.replace(tmp_config, config_path)
     fd = os.open(directory, os.O_RDONLY)
     try:

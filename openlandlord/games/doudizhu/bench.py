@@ -11,13 +11,13 @@ timed in CPU seconds of this (single-threaded) process.
 """
 from __future__ import annotations
 
-import json
 import os
 import platform
 import random
 import sys
 import time
 
+from ... import artefacts
 from . import Game, deal, legal_moves, random_rollouts
 from .oracle_check import _DZ_CARD, sample_states
 
@@ -254,6 +254,5 @@ def run(args) -> int:
             print(f"  {key:44s} {value:12,.1f}{unit}  (target {target:,.0f}{unit}: "
                   f"{'met' if value >= target else 'NOT met'})")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
+        artefacts.write_json(args.json, result)
     return 0

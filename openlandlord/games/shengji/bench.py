@@ -15,11 +15,11 @@ empty.
 """
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
 
+from ... import artefacts
 from ...provenance import git_sha
 from . import _referee
 from .rules import END, counts, legal_plays
@@ -134,6 +134,5 @@ def run(args) -> int:
               "peers": {}, "peers_note": "no peer Shengji (Tractor) referee exists to compare with",
               "ratios": ratios, "seconds_per_measurement": seconds, "git_sha": git_sha()}
     if getattr(args, "json", None):
-        with open(args.json, "w") as fh:
-            json.dump(report, fh, indent=2)
+        artefacts.write_json(args.json, report)
     return 0
