@@ -17,6 +17,11 @@ Each game's featurizer lives with the game (`games/doudizhu/features.py`,
 FEATURE_VERSION, the dimensions (`DIMS`), `featurize(obs, legal)`, `belief_target(obs, hands)`
 and `value_score(obs, score, result)`, the value head's raw target of a recorded decision
 (scaled by the spec's `value_scale` in `value_target`). This module is the one entry point.
+
+Each game's `featurize` is native (Cython, `games/<game>/_features.pyx`, a few microseconds a
+decision); its `featurize_python` stays the definition and the oracle: the two give the same
+arrays, bit for bit (tests/test_native_features.py), and `python -m openlandlord.features.bench
+--game GAME` (`bench.bench`) times both on a seeded random-game corpus.
 """
 from __future__ import annotations
 
@@ -26,9 +31,16 @@ from ..errors import UserError
 from ..games import spec
 
 
+_MODULES: dict = {}
+
+
 def for_game(game: str):
-    """The featurizer module of a game."""
-    return spec(game).features()
+    """The featurizer module of a game (looked up once per game: the spec's `features()` runs
+    an import statement, which would cost a native featurize call a third again)."""
+    found = _MODULES.get(game)
+    if found is None:
+        found = _MODULES[game] = spec(game).features()
+    return found
 
 
 def dims(game: str) -> dict:

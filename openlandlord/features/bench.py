@@ -5,7 +5,8 @@ two rulesets; `--option rules=classic` picks one).
 
 Measured: the microseconds one `featurize(obs, legal)` call takes, per decision, for the
 game's Python featurizer (`featurize_python`, the oracle) and for the one everyone calls
-(`featurize`, native), their P50 and P95 over every call made, and the ratio of the P50s.
+(`openlandlord.features.featurize`, native), their P50 and P95 over every call made, and the
+ratio of the P50s.
 Each side is timed call by call (`perf_counter_ns`) for about `seconds`, passing over the
 whole corpus at least once, garbage collection paused; one thread, wall time, so a loaded
 machine reads slower. `corpus` is also the equality test's (tests/test_native_features.py).
@@ -107,7 +108,8 @@ def bench(game: str, options: dict | None = None, positions: int = 2000,
     items = corpus(game, options, positions, seed)
     result = {"game": game, "options": options, "positions": len(items), "seed": seed,
               "target_us": TARGET_US}
-    for side, featurize in (("python", module.featurize_python), ("native", module.featurize)):
+    from . import featurize
+    for side, featurize in (("python", module.featurize_python), ("native", featurize)):
         us = _times_us(featurize, items, seconds)
         result[side] = {"p50_us": round(float(np.percentile(us, 50)), 2),
                         "p95_us": round(float(np.percentile(us, 95)), 2),
