@@ -9,7 +9,7 @@ arithmetic without Python objects in the loops: card strings are counted per cha
 each value is computed in double and stored as float32, as numpy does.
 """
 cimport numpy as cnp
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -226,7 +226,10 @@ def featurize(obs, legal):
     nlegal = len(legal)
     dims[0] = nlegal
     dims[1] = FA
-    actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
+    if bidding or not nlegal:
+        actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
+    else:   # every row is copied whole from the action table below
+        actions = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
     out = <float*>cnp.PyArray_DATA(actions)
     if bidding:
         for j in range(nlegal):
@@ -243,8 +246,7 @@ def featurize(obs, legal):
             ident = ACTION_ID.get(m)
             a = <int>ident if ident is not None else <int>action_id(m)
             row = out + j * FA
-            for r in range(FA):
-                row[r] = ACT_FEATS[a, r]
+            memcpy(row, &ACT_FEATS[a, 0], FA * sizeof(float))
             total = 0
             for r in range(NR):
                 n = hand[r] - ACT_COUNTS[a, r]
