@@ -11,19 +11,25 @@ torch and onnxruntime run on one thread (MLX's CPU backend runs as it is built).
 backend first decides the first 100 positions and a few chunked ones as a warm-up, then
 decides positions in turn until the time budget is spent; times are wall-clock.
 
-Backends: `mlx` and `mlx_compiled` (the MLX student, eager and `mx.compile`d), `torch`
+Backends: `native` (openlandlord.model.native: the student's forward pass in C, each
+position on its own, unpadded, any legal count in one pass; the default engine of the
+`student:` agent), `mlx` and `mlx_compiled` (the MLX student, eager and `mx.compile`d), `torch`
 and `torch_traced` (the torch mirror, eager and traced + frozen), `onnx` (the torch
 mirror exported to ONNX at the same fixed shapes, run by onnxruntime), `onnx_dynamic`
 (the file `openlandlord export --out FILE.onnx` writes, export/onnx.py: one graph with
 the state length and legal count as dynamic axes, so no padding, no chunks), and on macOS the exported Core ML package (fp16) under `coreml_cpu_only`,
 `coreml_cpu_and_gpu`, `coreml_all`. Every backend's logits are checked against the torch
-mirror's on a spread of the positions, the chunked ones included. Batched throughput
-(decisions/s of the eager model alone, batches of positions with similar legal counts) is
-measured for the backends that take a batch axis (`mlx`, `torch`).
+mirror's on a spread of the positions, the chunked ones included, and `native`'s also
+against the MLX student's on each of those positions unpadded (`max_abs_diff`). Batched
+throughput (decisions/s of the forward pass alone, batches of positions with similar legal
+counts) is measured for `native` (`forward_batch`: one call, ragged, no padding) and for the
+eager models that take a batch axis (`mlx`, `torch`, padded batches).
 
 JSON: `backends: {NAME: {p50_ms, p95_ms, p99_ms, mean_ms, decisions, forward: {p50_ms,
-p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}`, where the
-top-level percentiles are the full decision and `forward` the forward stage alone;
+p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}` (`native`
+also `max_abs_diff`, against MLX), where the top-level percentiles are the full decision
+and `forward` the forward stage alone; `native_speedup_vs_onnx_dynamic` (the ratio of their
+decision p50s, where both ran);
 `skipped: {NAME: reason}`, `throughput: {NAME: {BATCH: decisions_per_s}}`, `states`
 (how many, legal-count mean and max, how many need chunks), `model`, `machine`,
 `fastest`, `target_p50_ms`, `git_sha`. Without --checkpoint the student is a randomly
@@ -55,7 +61,7 @@ BATCH_SIZES = (16, 64, 256)
 TARGET_P50_MS = 0.5
 STAGES = ("legal_moves", "observation", "featurize", "forward", "choose")
 COREML_UNITS = {"coreml_cpu_only": "CPU_ONLY", "coreml_cpu_and_gpu": "CPU_AND_GPU", "coreml_all": "ALL"}
-BACKENDS = ("mlx", "mlx_compiled", "torch", "torch_traced", "onnx", "onnx_dynamic") + tuple(COREML_UNITS)
+BACKENDS = ("native", "mlx", "mlx_compiled", "torch", "torch_traced", "onnx", "onnx_dynamic") + tuple(COREML_UNITS)
 
 
 def percentiles(times_ns) -> dict:
@@ -215,6 +221,33 @@ def onnx_dynamic_forward(checkpoint: str, directory: str):
     return forward
 
 
+def native_forward(checkpoint: str):
+    """`forward(sample) -> logits` of the native forward pass (NotAvailable where the
+    extension is not built)."""
+    from openlandlord.model import native
+
+    if not native.available():
+        raise NotAvailable("the native forward pass is not built here (python setup.py build_ext --inplace)")
+    student = native.NativeStudent(checkpoint)
+    return lambda sample: student.forward(sample)["logits"]
+
+
+def mlx_unpadded(checkpoint: str):
+    """`forward(sample) -> logits` of the MLX student on the position alone (batch of one,
+    no padding): what the native forward pass must match."""
+    import mlx.core as mx
+
+    from openlandlord.model import load_checkpoint
+
+    model = load_checkpoint(checkpoint)[0]
+
+    def forward(sample):
+        batch = features.collate([sample])
+        batch.pop("belief_mask")
+        return np.array(model({k: mx.array(v) for k, v in batch.items()})["logits"])[0]
+    return forward
+
+
 def coreml_call(package: str, units: str):
     from openlandlord.agents.coreml_agent import CoreMLAgent
 
@@ -255,10 +288,14 @@ def time_decisions(forward, states, seconds: float, warmup) -> dict:
 
 def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
                batch_sizes=BATCH_SIZES) -> dict:
-    """Decisions per second of the model alone (eager, unexported) on padded batches, per
-    batch size."""
+    """Decisions per second of the model alone (eager, unexported) on padded batches, or for
+    `native` on ragged ones in one `forward_batch` call, per batch size."""
     rates = {}
-    if backend == "mlx":
+    if backend == "native":
+        from openlandlord.model.native import NativeStudent
+
+        forward = NativeStudent(checkpoint).forward_batch
+    elif backend == "mlx":
         import mlx.core as mx
 
         from openlandlord.model import load_checkpoint
@@ -279,8 +316,9 @@ def throughput(backend: str, checkpoint: str, samples: list, seconds: float,
                 mirror({k: torch.from_numpy(v) for k, v in batch.items()})
     # Batches of neighbours in legal count, as a server grouping requests would pad them.
     ordered = sorted(samples, key=lambda s: s["actions"].shape[0])
+    batch = (lambda group: group) if backend == "native" else features.collate
     for size in batch_sizes:
-        batches = [features.collate([ordered[(start + j) % len(ordered)] for j in range(size)])
+        batches = [batch([ordered[(start + j) % len(ordered)] for j in range(size)])
                    for start in range(0, max(len(ordered), size), size)]
         forward(batches[0])
         done, start = 0, time.perf_counter()
@@ -337,6 +375,8 @@ def backend(name: str, checkpoint: str, signatures: dict, slots: int, tokens: in
         if not os.path.isdir(package):
             convert(checkpoint, package, "fp16", slots, tokens)
         return _fixed_shape(coreml_call(package, COREML_UNITS[name]), slots, tokens)
+    if name == "native":
+        return native_forward(checkpoint)
     if name == "onnx_dynamic":
         return onnx_dynamic_forward(checkpoint, scratch)
     if name == "onnx":
@@ -417,8 +457,10 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
             entry["forward"] = percentiles(timings["stages"]["forward"])
             entry["stages_ms"] = {s: float(np.median(v)) / 1e6 for s, v in timings["stages"].items()}
             entry["max_abs_diff_vs_torch"] = _agreement(forward, reference, checked)
+            if name == "native":
+                entry["max_abs_diff"] = _agreement(forward, mlx_unpadded(checkpoint), checked)
             result["backends"][name] = entry
-        for name in ("mlx", "torch"):
+        for name in ("native", "mlx", "torch"):
             if name in result["backends"] and batch_sizes:
                 if progress:
                     progress(f"{name} batched ...")
@@ -427,6 +469,9 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
         scratch.cleanup()
     if result["backends"]:
         result["fastest"] = min(result["backends"], key=lambda n: result["backends"][n]["p50_ms"])
+    if "native" in result["backends"] and "onnx_dynamic" in result["backends"]:
+        result["native_speedup_vs_onnx_dynamic"] = (result["backends"]["onnx_dynamic"]["p50_ms"]
+                                                    / result["backends"]["native"]["p50_ms"])
     return result
 
 
@@ -446,6 +491,13 @@ def format_table(result: dict) -> str:
         lines.append(f"{name:<20}{e['p50_ms']:>13.3f}{e['p95_ms']:>8.3f}{e['p99_ms']:>8.3f}"
                      f"{f['p50_ms']:>13.3f}{f['p95_ms']:>8.3f}{f['p99_ms']:>8.3f}{e['max_abs_diff_vs_torch']:>11.1e}")
     lines.append("(milliseconds; max|diff|: largest logit difference from the torch mirror)")
+    if "native" in result["backends"]:
+        native = result["backends"]["native"]
+        line = (f"native: decision p50 {native['p50_ms']:.3f} ms (legal moves, observation, featurize, "
+                f"forward, choose), max|diff| from MLX {native['max_abs_diff']:.1e}")
+        if "native_speedup_vs_onnx_dynamic" in result:
+            line += f", {result['native_speedup_vs_onnx_dynamic']:.2f}x faster than onnx_dynamic"
+        lines.append(line)
     for name, reason in result["skipped"].items():
         lines.append(f"{name:<20}skipped: {reason}")
     if "fastest" in result:

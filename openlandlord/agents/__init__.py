@@ -14,8 +14,10 @@ cards: everything it needs comes from `obs`.
 Spec strings are the same everywhere (play, generate, eval, league):
 `random`, `rule`, `rule:expert`, `pimc:worlds=32,rollout=rule`, `student:PATH`,
 `coreml:PATH.mlpackage`, `onnx:FILE.onnx`, `douzero:DIR`, `rlcard`. The grammar is
-`NAME[:ARGS]` where ARGS is either one positional value (a path or a level) or
-comma-separated `key=value` pairs.
+`NAME[:POSITIONAL][,key=value...]`: ARGS is one positional value (a path or a level),
+comma-separated `key=value` pairs, or a positional value followed by pairs
+(`student:data/models/doudizhu,backend=mlx`). ARGS without any `=` is all one positional
+value, commas included.
 
 This package holds only game-agnostic agents; a game's own players (its rule bot, its PIMC
 adapter, peers that play one game only such as `rlcard` and `douzero`) live in its folder
@@ -55,7 +57,8 @@ class Agent(Protocol):
 @dataclass(frozen=True)
 class Spec:
     """A parsed agent spec: `pimc:worlds=32,rollout=rule` -> name='pimc',
-    options={'worlds': '32', 'rollout': 'rule'}; `student:runs/a` -> arg='runs/a'."""
+    options={'worlds': '32', 'rollout': 'rule'}; `student:runs/a` -> arg='runs/a';
+    `student:runs/a,backend=mlx` -> arg='runs/a', options={'backend': 'mlx'}."""
     name: str
     arg: str | None = None
     options: dict[str, str] = field(default_factory=dict)
@@ -91,13 +94,16 @@ def parse_spec(text: str) -> Spec:
         return Spec(name, None, {}, text)
     if "=" not in rest:
         return Spec(name, rest, {}, text)
+    parts = rest.split(",")
+    # A first part without `=` is the positional value; key=value options follow it.
+    arg = parts.pop(0) if "=" not in parts[0] and parts[0].strip() else None
     options: dict[str, str] = {}
-    for part in rest.split(","):
+    for part in parts:
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise UserError(f"bad option {part!r} in agent spec {text!r}; expected key=value")
         options[key.strip()] = value.strip()
-    return Spec(name, None, options, text)
+    return Spec(name, arg, options, text)
 
 
 def _factory_module(parsed: Spec):

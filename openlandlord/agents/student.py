@@ -1,14 +1,18 @@
-"""`student:PATH`: the trained MLX student as a player.
+"""`student:PATH[,backend=native|mlx]`: the trained student as a player.
 
 PATH is a checkpoint directory (weights.safetensors + config.json) or a training run
 directory (its final checkpoint, else its `last` epoch checkpoint). The agent's scores are
 the student's logits over the legal moves, computed through the one featurizer.
 
-`scores_batch(items)` scores many positions in one forward pass (the eval arena batches
-concurrent games). A position's scores do not depend on what else is in the batch: every
-forward pass has a shape taken from a fixed set (states padded to the featurizer's
-maximum length, legal lists to a power-of-two bucket, batches to a fixed row count),
-and positions are grouped by bucket, so the same position always meets the same shapes.
+Two engines compute them from the same weights. `native` (the default wherever the
+extension is built, openlandlord.model.native) runs each position on its own in C, any
+number of legal moves in one pass. `mlx` is the training engine (and the fallback where the
+extension is not built): it pads states to the featurizer's maximum length, legal lists to
+a power-of-two bucket and batches to a fixed row count, and groups positions by bucket, so
+the same position always meets the same shapes. Either way `scores_batch(items)` scores
+many positions in one call (the eval arena batches concurrent games) and a position's
+scores do not depend on what else is in the batch. The two engines agree to float32
+rounding (tests/test_native_forward.py).
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ import numpy as np
 
 from ..errors import NotAvailable, UserError
 from . import Spec, check_options
+
+BACKENDS = ("native", "mlx")
 
 # Rows of every forward pass: a batch is split into, and padded up to, chunks of this many
 # (8 measured fastest here both for single positions and for batches of 64).
@@ -49,12 +55,22 @@ def _slots(count: int) -> int:
 class StudentAgent:
     """The student at argmax or with its logits as scores (see the module docstring)."""
 
-    def __init__(self, directory: str):
+    def __init__(self, directory: str, backend: str | None = None):
         from openlandlord import features
-        from openlandlord.model import load_checkpoint
+        from openlandlord.model import native
 
+        if backend is None:
+            backend = "native" if native.available() else "mlx"
+        if backend not in BACKENDS:
+            raise UserError(f"unknown student backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         self.directory = resolve_checkpoint(directory)
-        self.model, self.config, self.meta = load_checkpoint(self.directory)
+        self.backend = backend
+        if backend == "native":
+            self.native = native.NativeStudent(self.directory)
+            self.config, self.meta = self.native.config, self.native.meta
+        else:
+            from openlandlord.model import load_checkpoint
+            self.model, self.config, self.meta = load_checkpoint(self.directory)
         self.game = self.meta.get("game", self.config.game)
         self.tokens = features.check_model(
             self.game, self.meta.get("feature_version"),
@@ -71,6 +87,10 @@ class StudentAgent:
         from openlandlord import features
 
         samples = features.featurize_all(items, self.game, self.tokens, f"student {self.directory}")
+        if self.backend == "native":
+            if len(samples) == 1:
+                return [self.native.forward(samples[0])["logits"].astype(np.float64)]
+            return [out["logits"].astype(np.float64) for out in self.native.forward_batch(samples)]
         out: list[np.ndarray | None] = [None] * len(samples)
         groups: dict[int, list[int]] = {}
         for i, s in enumerate(samples):
@@ -98,11 +118,20 @@ class StudentAgent:
 
 
 def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
-    check_options(spec, {"path"})
+    check_options(spec, {"path", "backend"})
     path = spec.arg or spec.options.get("path")
     if not path:
         raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
-    return StudentAgent(path)
+    backend = spec.options.get("backend")
+    if backend is not None and backend not in BACKENDS:
+        raise UserError(f"option backend={backend!r} of agent spec {spec.text!r} must be one of "
+                        f"{', '.join(BACKENDS)}")
+    if backend == "native":
+        from openlandlord.model import native
+        if not native.available():
+            raise UserError(f"agent spec {spec.text!r}: the native forward pass is not built here; "
+                            "build it with `python setup.py build_ext --inplace`, or use backend=mlx")
+    return StudentAgent(path, backend)
 
 
 def make_torch_student(spec: Spec, seed: int | None = None):

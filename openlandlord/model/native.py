@@ -153,12 +153,14 @@ class NativeStudent:
         action_offsets = np.zeros(len(samples) + 1, np.int64)
         np.cumsum([len(t) for t in tokens], out=token_offsets[1:])
         np.cumsum([len(a) for a in actions], out=action_offsets[1:])
+        # (np.stack keeps the memory order of its inputs, which may be transposed views.)
         logits, value, belief_logits, belief_expect = self.model.forward_ragged(
-            np.concatenate(tokens), token_offsets, np.concatenate(actions), action_offsets,
+            np.ascontiguousarray(np.concatenate(tokens)), token_offsets,
+            np.ascontiguousarray(np.concatenate(actions)), action_offsets,
             np.array([s["role"] for s in samples], np.int32),
-            np.stack([np.asarray(s["unseen"], np.int32) for s in samples]),
-            np.stack([np.asarray(s["capacity"], np.int32) for s in samples]),
-            np.stack([np.asarray(s["void"], np.float32) for s in samples]))
+            np.ascontiguousarray(np.stack([np.asarray(s["unseen"], np.int32) for s in samples])),
+            np.ascontiguousarray(np.stack([np.asarray(s["capacity"], np.int32) for s in samples])),
+            np.ascontiguousarray(np.stack([np.asarray(s["void"], np.float32) for s in samples])))
         outs = []
         for b in range(len(samples)):
             out = {"logits": logits[action_offsets[b]:action_offsets[b + 1]], "value": value[b]}
