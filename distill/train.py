@@ -66,6 +66,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     if group.rank() != 0:
         return _train(data, out_dir, cfg, resume, stop_after, progress, group)
     with artefacts.exclusive(out_dir, "--out"):
+        artefacts.remove_stale_temporaries(out_dir)
         if not resume:
             _check_fresh_out(out_dir, force)
         return _train(data, out_dir, cfg, resume, stop_after, progress, group)

@@ -33,6 +33,7 @@ import datetime
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -242,6 +243,22 @@ def append_line(path, line: str) -> None:
         os.close(fd)
 
 
+_TEMPORARY = re.compile(r"^\..+\.tmp-\d+(\.[A-Za-z0-9]+)?$")
+
+
+def remove_stale_temporaries(folder) -> list[str]:
+    """Remove the temporary files (`.NAME.tmp-PID...`) that killed writers left in `folder`.
+    Only for a folder whose lock the caller holds: then no live writer owns them."""
+    removed = []
+    folder = Path(folder)
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if _TEMPORARY.match(path.name):
+                remove(path)
+                removed.append(path.name)
+    return removed
+
+
 def refuse_existing(path, force: bool, flag: str = "--out", what: str = "") -> bool:
     """The one rule for outputs: if `path` exists, refuse (UserError) unless `force`.
     Returns whether something exists there (to be replaced, since force was given)."""
@@ -264,11 +281,28 @@ def remove(path) -> None:
         path.unlink()
 
 
+def _recover_folder(path: Path) -> None:
+    """What a swap killed halfway left beside `path` (the caller holds its lock): the old
+    folder moved aside with the new one not in yet is moved back; staging folders go."""
+    stale = re.compile(rf"^\.{re.escape(path.name)}\.(tmp|old)-\d+({re.escape(path.suffix)})?$")
+    for sibling in sorted(path.parent.iterdir()) if path.parent.is_dir() else []:
+        match = stale.match(sibling.name)
+        if not match:
+            continue
+        if match.group(1) == "old" and not (path.exists() or path.is_symlink()):
+            os.replace(sibling, path)
+        else:
+            remove(sibling)
+
+
 @contextlib.contextmanager
 def staged_folder(path, force: bool = False, flag: str = "--out"):
     """Build a folder output under a temporary name (yielded), then swap it into `path`:
-    the old folder (replaced only with `force`) is moved aside first and removed after."""
+    the old folder (replaced only with `force`) is moved aside first and removed after. The
+    caller holds the lock of `path`; what an earlier swap killed halfway left is repaired
+    first (`_recover_folder`)."""
     path = Path(os.path.abspath(path))
+    _recover_folder(path)
     refuse_existing(path, force, flag)
     staging = temporary_name(path)
     staging = staging.with_name(staging.name + path.suffix)   # coremltools wants its suffix
