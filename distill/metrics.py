@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from openlandlord import artefacts
+
 from .batches import collate, to_mx
 from .config import TrainConfig
 
@@ -78,16 +80,20 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
 
 
 def trim_metrics(path: Path, epoch: int, step: int) -> None:
-    """Drop metric lines written after the checkpoint a run resumes from."""
+    """Drop metric lines written after the checkpoint a run resumes from, and a last line
+    torn by a kill mid-append (no newline); the trimmed file replaces the old one whole."""
     if not path.exists():
         return
     kept = []
-    for line in path.read_text().splitlines():
+    text = path.read_text()
+    for line in text.split("\n")[:-1]:
+        if not line.strip():
+            continue
         row = json.loads(line)
         if (row["kind"] == "model" or (row["kind"] == "epoch" and row["epoch"] <= epoch)
                 or (row["kind"] == "step" and row["step"] <= step)):
             kept.append(line)
-    path.write_text("".join(k + "\n" for k in kept))
+    artefacts.write_text(path, "".join(k + "\n" for k in kept))
 
 
 def scalars(row: dict) -> dict:
@@ -95,6 +101,8 @@ def scalars(row: dict) -> dict:
 
 
 def append(path: Path, row: dict) -> None:
+    """One line on the run's own log (its lock held): a kill mid-line tears at most the last
+    line, which `trim_metrics` drops on --resume."""
     with open(path, "a") as f:
         f.write(json.dumps(row, sort_keys=True) + "\n")
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from openlandlord import artefacts
 from openlandlord.errors import UserError
 from openlandlord.games import spec as game_spec
 
@@ -168,9 +169,7 @@ def write_committed(directory: str = DATA_DIR) -> list[str]:
     written = []
     for name in COMMITTED:
         path = os.path.join(directory, f"{name}.json")
-        with open(path, "w") as f:
-            json.dump(build_committed(name), f, separators=(",", ":"))
-            f.write("\n")
+        artefacts.write_text(path, json.dumps(build_committed(name), separators=(",", ":")) + "\n")
         written.append(path)
     return written
 

@@ -334,3 +334,12 @@ def test_a_swap_killed_between_its_renames_is_repaired(tmp_path):
         with artefacts.staged_folder(target):
             pass
     assert (target / "old").read_text() == "old" and not aside.exists()
+
+
+def test_resume_drops_a_metrics_line_torn_by_a_kill(tmp_path):
+    from openlandlord.distill import metrics
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"kind": "model"}\n{"kind": "epoch", "epoch": 1}\n{"kind": "step", "st')
+    metrics.trim_metrics(path, epoch=1, step=10)
+    assert path.read_text() == '{"kind": "model"}\n{"kind": "epoch", "epoch": 1}\n'
