@@ -223,7 +223,8 @@ def featurize(obs, legal):
         row[SCALAR + 2] = <float>(len(move) / 20.0)
 
     # Actions.
-    nlegal = len(legal)
+    cdef list moves = legal if type(legal) is list else list(legal)
+    nlegal = len(moves)
     dims[0] = nlegal
     dims[1] = FA
     if bidding or not nlegal:
@@ -233,16 +234,16 @@ def featurize(obs, legal):
     out = <float*>cnp.PyArray_DATA(actions)
     if bidding:
         for j in range(nlegal):
-            b = BID_INDEX.get(legal[j])
+            b = BID_INDEX.get(moves[j])
             if b is None:
-                BID_WORDS.index(legal[j])   # the ValueError the Python featurizer raises
+                BID_WORDS.index(moves[j])   # the ValueError the Python featurizer raises
             out[j * FA + A_TYPE + N_MOVE_TYPES] = 1.0
             out[j * FA + A_BID + <int>b] = 1.0
     elif nlegal:
         if not _table_ready:
             _load_table()
         for j in range(nlegal):
-            m = legal[j]
+            m = moves[j]
             ident = ACTION_ID.get(m)
             a = <int>ident if ident is not None else <int>action_id(m)
             row = out + j * FA

@@ -508,7 +508,8 @@ def featurize(obs, legal):
     row[V + 18] = obs.phase == "play"
 
     # Actions.
-    nlegal = len(legal)
+    cdef list moves = legal if type(legal) is list else list(legal)
+    nlegal = len(moves)
     dims[0] = nlegal
     dims[1] = FA
     actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
@@ -519,7 +520,7 @@ def featurize(obs, legal):
     cdef int per_cat[5]
     for a in range(nlegal):
         row = out + a * FA
-        load_play(legal[a], &p, tr.points)
+        load_play(moves[a], &p, tr.points)
         pts = p.points
         n = 0
         trumps = 0
