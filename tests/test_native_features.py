@@ -8,6 +8,7 @@ import pytest
 
 from openlandlord import features
 from openlandlord.features.bench import corpus, variants
+from openlandlord.games import spec
 from openlandlord.games.doudizhu import _features as doudizhu_native
 from openlandlord.games.doudizhu import features as doudizhu_features
 from openlandlord.games.shengji import _features as shengji_native
@@ -72,6 +73,19 @@ def test_shengji_native_equals_python(rules):
 def test_the_corpus_covers_every_variant():
     assert variants("doudizhu") == [{"bidding": b} for b in ("none", "points", "call-rob")]
     assert variants("shengji") == [{"rules": "tractor"}, {"rules": "classic"}]
+
+
+@pytest.mark.parametrize("game", ["doudizhu", "shengji"])
+def test_stored_positions_featurize_alike(game):
+    """A dataset's positions come back from JSON and move text (tuples rebuilt, moves re-read):
+    the native featurizer gives them the arrays it gives the live positions."""
+    g = spec(game)
+    module = features.for_game(game)
+    for obs, legal in corpus(game, variants(game)[-1], 120, seed=8):
+        stored = g.observation_from_json(g.observation_to_json(obs))
+        moves = [g.move_from_text(g.move_text(m)) for m in legal]
+        assert_same(module.featurize(obs, legal), module.featurize(stored, moves), game)
+        assert_same(module.featurize_python(stored, moves), module.featurize(stored, moves), game)
 
 
 def test_empty_legal_lists_agree():
