@@ -5,11 +5,10 @@ two rulesets; `--option rules=classic` picks one).
 
 Measured: the microseconds one `featurize(obs, legal)` call takes, per decision, for the
 game's Python featurizer (`featurize_python`, the oracle) and for the one everyone calls
-(`openlandlord.features.featurize`, native), their P50 and P95 over every call made, and the
-ratio of the P50s.
-Each side is timed call by call (`perf_counter_ns`) for about `seconds`, passing over the
-whole corpus at least once, garbage collection paused; one thread, wall time, so a loaded
-machine reads slower. `corpus` is also the equality test's (tests/test_native_features.py).
+(`openlandlord.features.featurize`, native): P50, P95 and mean over the corpus positions of
+each position's median call, and the ratio of the P50s. Each side is timed call by call
+(`perf_counter_ns`) in whole passes over the corpus for about `seconds` (one pass at least),
+garbage collection paused; one thread, wall time, so a loaded machine still reads slower. `corpus` is also the equality test's (tests/test_native_features.py).
 """
 from __future__ import annotations
 
@@ -79,24 +78,27 @@ def _card_by_card(state, obs, rng) -> list[tuple]:
     return out
 
 
-def _times_us(featurize, items, seconds: float) -> np.ndarray:
+def _times_us(featurize, items, seconds: float) -> tuple[np.ndarray, int]:
+    """Each position's median call time over whole passes of the corpus, made for about
+    `seconds` (one pass at least): the median drops what another process's load adds to
+    single calls, leaving what each position costs."""
     featurize(*items[0])
-    times = []
+    passes = []
     enabled = gc.isenabled()
     gc.disable()
     try:
         start = time.perf_counter()
-        while True:
-            for obs, legal in items:
+        while not passes or time.perf_counter() - start < seconds:
+            times = np.empty(len(items), np.float64)
+            for i, (obs, legal) in enumerate(items):
                 t0 = time.perf_counter_ns()
                 featurize(obs, legal)
-                times.append(time.perf_counter_ns() - t0)
-            if time.perf_counter() - start >= seconds:
-                break
+                times[i] = time.perf_counter_ns() - t0
+            passes.append(times)
     finally:
         if enabled:
             gc.enable()
-    return np.array(times, np.float64) / 1000.0
+    return np.median(np.array(passes), axis=0) / 1000.0, len(passes)
 
 
 def bench(game: str, options: dict | None = None, positions: int = 2000,
@@ -111,9 +113,9 @@ def bench(game: str, options: dict | None = None, positions: int = 2000,
     from . import featurize
     for side, featurize in (("python", module.featurize_python), ("native", featurize)):
         us = _times_us(featurize, items, seconds)
-        result[side] = {"p50_us": round(float(np.percentile(us, 50)), 2),
-                        "p95_us": round(float(np.percentile(us, 95)), 2),
-                        "mean_us": round(float(us.mean()), 2), "calls": int(us.size)}
+        result[side] = {"p50_us": round(float(np.percentile(us[0], 50)), 2),
+                        "p95_us": round(float(np.percentile(us[0], 95)), 2),
+                        "mean_us": round(float(us[0].mean()), 2), "passes": us[1]}
     result["ratio_p50"] = round(result["python"]["p50_us"] / result["native"]["p50_us"], 1)
     return result
 
