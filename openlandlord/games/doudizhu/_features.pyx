@@ -86,7 +86,8 @@ cdef int count_cards(str cards, int* out) except -1:
 
 
 cdef inline int rel_seat(int s, int seat) noexcept:
-    return (s - seat + 3) % 3
+    # Python's (s - seat) % 3, never negative (C's % keeps the sign).
+    return ((s - seat) % 3 + 3) % 3
 
 
 def featurize(obs, legal):
@@ -109,7 +110,7 @@ def featurize(obs, legal):
     cdef cnp.npy_intp dims[2]
 
     for k in range(3):
-        rel[k] = (seat + k) % 3
+        rel[k] = rel_seat(seat + k, 0)
     memset(hand, 0, sizeof(hand))
     memset(played, 0, sizeof(played))
     count_cards(obs.hand, hand)

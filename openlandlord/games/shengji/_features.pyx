@@ -262,6 +262,15 @@ cdef int kind_of(const Play* p, _Trump tr) noexcept:
     return 2
 
 
+cdef inline int seat_of(x) except -1:
+    # A seat number from the observation, refused outside 0-3 rather than indexing past an
+    # array (the Python featurizer's numpy indexing raises IndexError there too).
+    cdef int s = x
+    if not 0 <= s < NSEAT:
+        raise IndexError(f"seat {x!r} is not one of the 4 seats")
+    return s
+
+
 cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
     cdef int i
     for i in range(n):
@@ -276,15 +285,15 @@ DEF KEYLEN = 122   # the suit's count, 13 cards x 9 counts, 4 void flags
 def featurize(obs, legal):
     """One decision as unpadded arrays; see features.py for the layout."""
     cdef _Trump tr = trump_of(obs)
-    cdef int seat = obs.seat
-    cdef int dealer = obs.dealer
-    cdef int k, s, c, i, j, b, n, a, x, t_idx, total, nlegal, winner, lead_seat
+    cdef int seat = seat_of(obs.seat)
+    cdef int dealer = seat_of(obs.dealer)
+    cdef int k, s, c, i, j, b, n, a, x, total, nlegal, winner, lead_seat
     cdef int rel[NSEAT]
     cdef int mine[NS]
     cdef int played[NSEAT][NS]          # by absolute seat
     cdef int in_trick[NSEAT][NS]        # by absolute seat
     cdef int unseen[NS]                 # by card id
-    cdef int voided[NSEAT][5]             # by relative seat, category
+    cdef int voided[NSEAT][5]           # by relative seat, category
     cdef unsigned char trickv[5 * NS]   # the trick's plays (and one more) as count vectors
     cdef Play lead                      # the trick's lead
     cdef Play p                         # a play being featurized
@@ -323,16 +332,20 @@ def featurize(obs, legal):
         for seat_cards in plays:
             item = seat_cards if type(seat_cards) is tuple else tuple(seat_cards)
             s, cards = item
-            total += add_cards(cards, played[s], tr.points)
-        won_points[<int>w] += total
-        won_tricks[<int>w] += 1
+            total += add_cards(cards, played[seat_of(s)], tr.points)
+        s = seat_of(w)
+        won_points[s] += total
+        won_tricks[s] += 1
     trick = obs.trick
     cdef int ntrick = len(trick)
+    if ntrick >= NSEAT:
+        raise ValueError(f"a trick still being played has at most 3 plays, not {ntrick}")
     cdef int table_points = 0
     memset(&lead, 0, sizeof(lead))
     memset(&p, 0, sizeof(p))
     for i in range(ntrick):
         s, cards = trick[i]
+        s = seat_of(s)
         trick_seats[i] = s
         load_play(cards, &lead if i == 0 else &p, tr.points)
         q = &lead if i == 0 else &p
