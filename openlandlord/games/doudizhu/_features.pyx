@@ -42,6 +42,8 @@ cdef dict BID_INDEX = {w: i for i, w in enumerate(_py.BID_WORDS)}
 cdef tuple BID_WORDS = tuple(_py.BID_WORDS)
 cdef int N_BID = len(_py.BID_WORDS)
 
+if NR > 32:
+    raise ImportError("the Dou Dizhu native featurizer holds at most 32 ranks")
 cdef int FULL[32]
 cdef int RANK_OF_CHAR[128]
 cdef int _i
