@@ -23,8 +23,10 @@ from .rules import CATS
 
 cnp.import_array()
 
-DEF NS = 54        # slots = card ids (features.NUM_SLOTS, checked below)
-DEF NSEAT = 4
+cdef enum:
+    NS = 54           # slots = card ids (features.NUM_SLOTS, checked below)
+    NSEAT = 4
+    KEYLEN = 122      # a plain suit's sort key: its count, 13 cards x 9 counts, 4 void flags
 
 if _py.NUM_SLOTS != NS or NCARD != NS or _py.NUM_SEATS != NSEAT:
     raise ImportError("the Shengji native featurizer was built for 54 cards and 4 seats")
@@ -277,9 +279,6 @@ cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
         if a[i] != b[i]:
             return 1 if a[i] > b[i] else -1
     return 0
-
-
-DEF KEYLEN = 122   # the suit's count, 13 cards x 9 counts, 4 void flags
 
 
 def featurize(obs, legal):
