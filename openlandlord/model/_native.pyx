@@ -8,7 +8,10 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
+
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void **memptr, size_t alignment, size_t size)
 
 cnp.import_array()
 
@@ -37,8 +40,15 @@ cdef extern from "csrc/student_forward.h" nogil:
         OlNorm ln_ff
         OlLinear up, down
 
+    ctypedef struct OlKernels:
+        int width
+
+    const OlKernels *ol_pick_kernels(int width)
+
     ctypedef struct OlModel:
+        const OlKernels *k
         int d, dp, heads, head_dim, layers, roles, rank
+        float score_scale
         int slots, holders, comps, max_count
         int belief_mode
         int use_adapters, use_deep_sets
@@ -73,14 +83,19 @@ cdef class Model:
     """Packed weights (see openlandlord/model/native.py) and the C forward pass over them."""
     cdef OlModel m
     cdef list keep
-    cdef readonly int slots, holders, comps, state_feat_dim, action_feat_dim, num_roles
+    cdef readonly int slots, holders, comps, state_feat_dim, action_feat_dim, num_roles, vector_width
 
-    def __init__(self, dict sizes, dict packed):
+    def __init__(self, dict sizes, dict packed, int vector_width=0):
         cdef int i, r
+        if vector_width not in (0, 8, 16):
+            raise ValueError(f"vector_width must be 0 (by the CPU), 8 or 16, got {vector_width}")
         self.keep = []
         m = &self.m
+        m.k = ol_pick_kernels(vector_width)
+        self.vector_width = m.k.width
         m.d, m.dp, m.heads, m.layers = sizes["d"], sizes["dp"], sizes["heads"], sizes["layers"]
         m.head_dim = m.d // m.heads
+        m.score_scale = sizes["score_scale"]
         m.roles, m.rank = sizes["roles"], sizes["rank"]
         m.slots, m.holders, m.comps = sizes["slots"], sizes["holders"], sizes["comps"]
         m.max_count = sizes["max_count"]
@@ -120,7 +135,13 @@ cdef class Model:
         m.score_out = self._linear(packed, "score_out")
 
     cdef const float* _array(self, a) except NULL:
-        cdef cnp.ndarray arr = np.ascontiguousarray(a, dtype=np.float32)
+        # 64-byte aligned: a vector load that straddles two cache lines is slower, and numpy
+        # only promises 16 bytes (runs differed by 40 % with where the arrays happened to lie).
+        a = np.ascontiguousarray(a, dtype=np.float32).ravel()
+        cdef cnp.ndarray raw = np.empty(a.size + 16, np.float32)
+        cdef Py_ssize_t skip = ((-(<size_t>cnp.PyArray_DATA(raw))) % 64) // 4
+        cdef cnp.ndarray arr = raw[skip:skip + a.size]
+        arr[:] = a
         self.keep.append(arr)
         return <const float*>cnp.PyArray_DATA(arr)
 
@@ -167,8 +188,8 @@ cdef class Model:
             belief_expect = np.empty((self.slots, self.holders), np.float32)
             bl = <float*>cnp.PyArray_DATA(belief_logits)
             be = <float*>cnp.PyArray_DATA(belief_expect)
-        cdef float *arena = <float*>malloc(ol_scratch_floats(&self.m, T, A) * sizeof(float))
-        if not arena:
+        cdef float *arena = NULL
+        if posix_memalign(<void**>&arena, 64, ol_scratch_floats(&self.m, T, A) * sizeof(float)):
             raise MemoryError("the native forward pass could not allocate its scratch buffers")
         with nogil:
             ol_forward(&self.m, &state_tokens[0, 0], T, &actions[0, 0], A, role, &unseen[0],
@@ -217,8 +238,8 @@ cdef class Model:
         cdef const float *tokens = &state_tokens[0, 0]
         cdef const float *acts = &actions[0, 0]
         cdef int fs = state_tokens.shape[1], fa = actions.shape[1]
-        cdef float *arena = <float*>malloc(need * sizeof(float))
-        if not arena:
+        cdef float *arena = NULL
+        if posix_memalign(<void**>&arena, 64, need * sizeof(float)):
             raise MemoryError("the native forward pass could not allocate its scratch buffers")
         with nogil:
             for b in range(B):
