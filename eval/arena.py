@@ -267,6 +267,13 @@ def per_deal(records: list[dict], key: str) -> np.ndarray:
     return np.array([np.mean(sums[d]) for d in sorted(sums)])
 
 
+SLICE_ORDER = "23456789TJQKA"
+
+
+def _slice_order(value: str):
+    return (SLICE_ORDER.index(value), value) if value in SLICE_ORDER else (len(SLICE_ORDER), value)
+
+
 def summarize(records: list[dict], timing: dict, seed: int) -> dict:
     """Every figure of one evaluation, from its game records."""
     def with_ci(prefix, values, s):
@@ -278,19 +285,28 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
     out.update(with_ci("mean_score", per_deal(records, "score"), seed + 1))
     if records and "points" in records[0]:
         out.update(with_ci("mean_points", per_deal(records, "points"), seed + 2))
-    roles: dict[str, list[dict]] = defaultdict(list)
-    for r in records:
-        roles[r["role"]].append(r)
-    per_role = {}
-    for role in sorted(roles):
-        games = roles[role]
-        entry = {"games": len(games)}
-        entry.update(with_ci("win_rate", per_deal(games, "win"), seed + 3))
-        entry.update(with_ci("mean_score", per_deal(games, "score"), seed + 4))
-        if "points" in games[0]:
-            entry.update(with_ci("mean_points", per_deal(games, "points"), seed + 5))
-        per_role[role] = entry
-    out["per_role"] = per_role
+    def sliced(key_of, order=sorted) -> dict:
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for r in records:
+            groups[key_of(r)].append(r)
+        table = {}
+        for name in order(groups):
+            games = groups[name]
+            entry = {"games": len(games)}
+            entry.update(with_ci("win_rate", per_deal(games, "win"), seed + 3))
+            entry.update(with_ci("mean_score", per_deal(games, "score"), seed + 4))
+            if "points" in games[0]:
+                entry.update(with_ci("mean_points", per_deal(games, "points"), seed + 5))
+            table[name] = entry
+        return table
+
+    out["per_role"] = sliced(lambda r: r["role"])
+    # A game's own slices (Shengji: the trump rank), each a table `per_<slice>` beside
+    # per_role, in the game's order (SLICE_ORDER), then by role within each value.
+    for name in sorted({k for r in records for k in r.get("slices", {})}):
+        out[f"per_{name}"] = sliced(lambda r: r["slices"][name], lambda g: sorted(g, key=_slice_order))
+        out[f"per_{name}_role"] = sliced(lambda r: f"{r['slices'][name]} {r['role']}",
+                                         lambda g: sorted(g, key=lambda k: (_slice_order(k.split()[0]), k)))
     tails = sorted({k for r in records for k in r["tail"]})
     scores = np.array([r["score"] for r in records])
     out["tail"] = {k: float(np.mean([r["tail"].get(k, 0.0) for r in records])) for k in tails}
@@ -362,6 +378,7 @@ def format_table(result: dict) -> str:
              f"{'':14}{'games':>7}  {'win rate [95% CI]':<24}{'mean score [95% CI]':<27}"
              + ("mean points [95% CI]" if points else "")]
     rows = [("all", result)] + list(result["per_role"].items())
+    rows += [(f"trump {name}", entry) for name, entry in result.get("per_trump", {}).items()]
     for name, entry in rows:
         lines.append(f"{name:<14}{entry['games']:>7}  {rate(entry):<24}{ci(entry, 'mean_score'):<27}"
                      + (ci(entry, "mean_points") if points else ""))

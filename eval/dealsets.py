@@ -53,6 +53,13 @@ COMMITTED = {
     "shengji-match-test-100": (5, "shengji", "test", 100, {"rules": "tractor", "mode": "match"}),
     "doudizhu-callrob-dev-300": (6, "doudizhu", "dev", 300, {"bidding": "call-rob"}),
     "doudizhu-callrob-test-1000": (7, "doudizhu", "test", 1000, {"bidding": "call-rob"}),
+    # Every trump rank, drawn per deal from its seed (`--trump-rank any`).
+    "shengji-allranks-dev-260": (8, "shengji", "dev", 260, {"rules": "tractor", "trump_rank": "any"}),
+    "shengji-allranks-test-650": (9, "shengji", "test", 650, {"rules": "tractor", "trump_rank": "any"}),
+    "shengji-classic-dev-260": (10, "shengji", "dev", 260, {"rules": "classic", "trump_rank": "any"}),
+    "shengji-classic-test-650": (11, "shengji", "test", 650, {"rules": "classic", "trump_rank": "any"}),
+    "shengji-classic-match-dev-40": (12, "shengji", "dev", 40, {"rules": "classic", "mode": "match"}),
+    "shengji-classic-match-test-100": (13, "shengji", "test", 100, {"rules": "classic", "mode": "match"}),
 }
 
 

@@ -55,6 +55,7 @@ def write_eval_report(result: dict, directory: str) -> str:
     fig.savefig(os.path.join(directory, "roles.png"), dpi=120)
     plt.close(fig)
 
+    slices = _slice_pictures(plt, result, directory)
     points = "mean_points" in result
     rows = [("all", result)] + list(result["per_role"].items())
     lines = [f"# {result['agent']} vs {result['opponent']} ({result['game']})", "",
@@ -78,10 +79,50 @@ def write_eval_report(result: dict, directory: str) -> str:
               for side, t in result["timing"].items() if t["decisions"]]
     lines += ["", "CIs: paired bootstrap over original deals (each deal's mean over its seat "
               "copies).", "", "![score distribution](scores.png)", "", "![per role](roles.png)", ""]
+    for name, picture in slices:
+        key = "mean_points" if points else "mean_score"
+        lines += [f"## By {name}{' and role' if result.get(f'per_{name}_role') else ''}", "",
+                  f"| {name} | games | win rate [95% CI] | {key.replace('_', ' ')} [95% CI] |",
+                  "|---|---:|---|---|"]
+        for value, entry in list(result[f"per_{name}"].items()) + list(result.get(f"per_{name}_role", {}).items()):
+            lines.append(f"| {value} | {entry['games']} | {_ci_text(entry, 'win_rate', '.3f')} | "
+                         f"{_ci_text(entry, key)} |")
+        lines += ["", f"![by {name}]({picture})", ""]
     page = os.path.join(directory, "report.md")
     with open(page, "w") as f:
         f.write("\n".join(lines))
     return page
+
+
+def _slice_pictures(plt, result: dict, directory: str) -> list[tuple[str, str]]:
+    """A bar picture per slice of the result (Shengji: `per_trump`), split by role, with CIs
+    of the points when the game has them (else the score); returns (slice, file) pairs."""
+    out = []
+    key = "mean_points" if "mean_points" in result else "mean_score"
+    for name in sorted(k[4:] for k in result if k.startswith("per_") and k != "per_role"
+                       and k != "per_deal" and not k.endswith("_role")):
+        table, by_role = result[f"per_{name}"], result.get(f"per_{name}_role", {})
+        values = list(table)
+        fig, ax = plt.subplots(figsize=(max(5, 0.6 * len(values) + 2), 3.5))
+        width = 0.8 / (1 + len(result["per_role"]))
+        series = [("all", [table[v] for v in values])]
+        series += [(role, [by_role.get(f"{v} {role}") for v in values]) for role in result["per_role"]]
+        for i, (label, entries) in enumerate(series):
+            xs = [j + (i - len(series) / 2 + 0.5) * width for j, e in enumerate(entries) if e]
+            kept = [e for e in entries if e]
+            means, err = _error_bars(kept, key)
+            ax.bar(xs, means, width=width, yerr=err, capsize=2, label=label)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(values)), values)
+        ax.set_xlabel(name)
+        ax.set_ylabel(key.replace("_", " ") + " (95% CI)")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        picture = f"{name}.png"
+        fig.savefig(os.path.join(directory, picture), dpi=120)
+        plt.close(fig)
+        out.append((name, picture))
+    return out
 
 
 def write_league_report(result: dict, directory: str) -> str:

@@ -56,6 +56,10 @@ class Option:
     # False for an option that says what a game is rather than how a deal is dealt (Shengji
     # `mode`: a single deal or a whole match); generation takes deal options only.
     deal: bool = True
+    # False for an option added after artefacts were published (Shengji `trump_rank`): at
+    # its default it is left out of what is validated and recorded, so every dataset, deal
+    # set and figure made before it keeps its bytes and its meaning.
+    record_default: bool = True
 
     @property
     def flag(self) -> str:
@@ -156,9 +160,12 @@ class BaseSpec:
             if value not in opt.choices:
                 raise UserError(f"{opt.flag} {value!r} is not a {self.name} {opt.name}; "
                                 f"choose one of {', '.join(opt.choices)}")
-            out[opt.name] = value
+            if value != opt.default or opt.record_default:
+                out[opt.name] = value
         for key, value in given.items():
             if key in names and key not in out:
+                if any(o.name == key for o in allowed):
+                    continue        # validated above and, at its default, not recorded
                 if value not in (None, self.option(key).default):
                     raise UserError(f"{self.option(key).flag} {value} does not apply here: "
                                     "this command plays single deals")

@@ -15,10 +15,26 @@ attackers reached 120 points.
 from __future__ import annotations
 
 from .. import BaseSpec, Option, Seating
+from ...errors import UserError
 from .state import DEFAULT_CAP
 
 # What a dataset's rec_role indexes: the acting seat's side.
 ROLES = ("declarers", "attackers")
+TRUMP_RANKS = "23456789TJQKA"
+
+
+def deal_trump_rank(seed: int, trump_rank: str) -> int:
+    """The level (2..14) a deal is played at: `trump_rank` as a level, or for "any" one
+    drawn uniformly from the deal's seed (a stream of its own: the cards dealt do not change)."""
+    import numpy as np
+    from .state import seed_value
+    if trump_rank == "any":
+        draw = np.random.SeedSequence([seed_value(seed), 0x7472756D70]).generate_state(1)[0]
+        return 2 + int(draw) % len(TRUMP_RANKS)
+    if trump_rank not in TRUMP_RANKS:
+        raise UserError(f"--trump-rank {trump_rank!r} is not a rank; choose one of "
+                        f"{', '.join(TRUMP_RANKS)} or any")
+    return 2 + TRUMP_RANKS.index(trump_rank)
 
 
 class ShengjiSpec(BaseSpec):
@@ -29,7 +45,10 @@ class ShengjiSpec(BaseSpec):
                       "ruleset: tractor (27 cards each, no kitty) or classic (declarations, "
                       "8-card kitty, throws)"),
                Option("mode", ("deal", "match"), "deal",
-                      "a single round or a whole match (levels 2 to past A)", deal=False))
+                      "a single round or a whole match (levels 2 to past A)", deal=False),
+               Option("trump_rank", tuple(TRUMP_RANKS) + ("any",), "2",
+                      "a single deal's trump rank, the declarers' level (any: drawn uniformly "
+                      "from the deal's seed)", record_default=False))
     deal_arguments = ("dealer", "levels")
     # The referee lists at most this many legal plays; above it a play is built card by card.
     legal_cap = DEFAULT_CAP
@@ -72,12 +91,20 @@ class ShengjiSpec(BaseSpec):
         from .state import Observation
         return Observation
 
-    def new_deal(self, seed: int, rules: str = "tractor", dealer: int = 0, levels=(2, 2)):
+    def new_deal(self, seed: int, rules: str = "tractor", dealer: int = 0, levels=None,
+                 trump_rank: str = "2"):
         from .state import Round
+        if levels is None:
+            rank = deal_trump_rank(seed, trump_rank)
+            levels = (rank, rank)
+        elif trump_rank != "2":
+            raise UserError("a deal takes --trump-rank or levels, not both")
         return Round.new(seed, rules=rules, dealer=dealer, levels=levels)
 
     def new_game(self, seed: int, mode: str = "deal", **options):
         if mode == "match":
+            if options.get("trump_rank", "2") != "2":
+                raise UserError("--trump-rank sets a single deal's trump; a match starts at level 2")
             from .state import Match
             return Match.new(seed, rules=options.get("rules", "tractor"))
         return self.new_deal(seed, **options)
@@ -121,10 +148,14 @@ class ShengjiSpec(BaseSpec):
                     "tail": {}}
         role = "declarers" if team == result["declarers"] else "attackers"
         points = int(result["attacker_points"])
+        trump = "NT" if state.rules.trump_suit == "N" else state.rules.trump_rank
         return {"role": role, "win": float(result["winning_team"] == team),
                 "score": float(state.payoffs()[seating.agent_seats[0]]),
                 "points": float(points if role == "attackers" else -points),
-                "tail": {"conceded_120": float(role == "declarers" and points >= 120)}}
+                "tail": {"conceded_120": float(role == "declarers" and points >= 120)},
+                # How evaluation reports slice a Shengji result beside the role: by trump
+                # rank (2..A, NT for no trump), in rank order.
+                "slices": {"trump": trump}}
 
     def check_invariants(self, state) -> None:
         """Random-simulation invariants (the contract test): once play starts the 108 cards
