@@ -214,8 +214,20 @@ class ShengjiSpec(BaseSpec):
     def parse_human_move(self, obs, text: str, legal):
         """Cards separated by spaces, e.g. `7H 7H`; ValueError with the rule a play breaks.
         `legal` is None for a set too large to list: the typed play is checked by the rules."""
+        from collections import Counter
+
         from .rules import explain_illegal, is_legal
         cards = tuple(sorted(text.upper().split()))
+        if cards in ((), ("PASS",)):
+            cards = ()          # declining to declare (the only move that is no cards)
+        if obs.phase == "bury":
+            from .classic_round import KITTY
+            missing = Counter(cards) - Counter(obs.hand)
+            if missing:
+                raise ValueError(f"you do not hold {' '.join(sorted(missing.elements()))}")
+            if len(cards) != KITTY:
+                raise ValueError(f"the dealer buries exactly {KITTY} cards of its hand, not {len(cards)}")
+            return cards
         if legal is not None:
             for play in legal:
                 if tuple(sorted(play)) == cards:
