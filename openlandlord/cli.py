@@ -27,6 +27,7 @@ HANDLERS = {
     ("eval",): "openlandlord.eval.arena:run",
     ("league",): "openlandlord.eval.league:run",
     ("quickstart",): "openlandlord.quickstart:run",
+    ("serve",): "openlandlord.web.server:run",
 }
 
 
@@ -42,6 +43,17 @@ def _positive(kind):
         return value
     parse.__name__ = f"positive {kind.__name__}"
     return parse
+
+
+def _port(text):
+    """An argparse type: a TCP port, 1..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1..65535, got {text}")
+    return value
 
 
 def _game_options(parser) -> None:
@@ -122,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     _game_options(play)
     play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat")
     play.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh deal each run)")
+    play.add_argument("--rounds", type=_positive(int), default=None,
+                      help="deals to play: Dou Dizhu that many deals in a row; Shengji 1 = a single "
+                           "round, N = the first N rounds of a match (default: one Dou Dizhu deal, "
+                           "a whole Shengji match)")
+    play.add_argument("--no-record", dest="no_record", action="store_true",
+                      help="keep no game record (default: recorded under data/runs/records for "
+                           "`openlandlord serve`'s replays)")
 
     gen = command("generate", "generate a teacher-scored decision dataset",
                   "openlandlord generate --teacher pimc:worlds=16 --deals 200 --out runs/data", agents=True)
@@ -196,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=_positive(int), default=None,
                     help="worker processes (default: one per core)")
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
+    ev.add_argument("--no-records", dest="no_records", action="store_true",
+                    help="keep no game records for replay (default: the first games are replayed and "
+                         "recorded beside the ledger)")
     ev.add_argument("--force", action="store_true", help="replace an existing --json file or --report folder")
     _backend(ev)
 
@@ -223,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     qs.add_argument("--out", default=None, help="working folder (default runs/quickstart-GAME)")
     qs.add_argument("--force", action="store_true",
                     help="start over: replace everything in --out (a rerun without it resumes)")
+
+    srv = command("serve", "the web table: play, replays and ranking points in the browser",
+                  "openlandlord serve --port 8000")
+    srv.add_argument("--host", default="127.0.0.1", help="address to bind (local only by default)")
+    srv.add_argument("--port", type=_port, default=8000, help="port to listen on")
+    srv.add_argument("--no-records", dest="no_records", action="store_true",
+                     help="keep no records of the games played here")
 
     # `openlandlord ship`: its flags live with it (distill/ship.py, which parses them).
     sub.add_parser("ship", help="make a shipped student end to end by its recipe "
