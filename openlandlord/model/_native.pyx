@@ -32,7 +32,7 @@ cdef extern from "csrc/student_forward.h" nogil:
         const float *b
 
     ctypedef struct OlAttention:
-        OlLinear q, k, v, o
+        OlLinear q, qkv, kv, o
 
     ctypedef struct OlBlock:
         OlNorm ln_attn
@@ -163,8 +163,8 @@ cdef class Model:
         cdef OlBlock block
         block.ln_attn = self._norm(packed, f"{name}.{ln}")
         block.attn.q = self._linear(packed, f"{name}.{attn}.q_proj")
-        block.attn.k = self._linear(packed, f"{name}.{attn}.k_proj")
-        block.attn.v = self._linear(packed, f"{name}.{attn}.v_proj")
+        block.attn.qkv = self._linear(packed, f"{name}.{attn}.qkv")
+        block.attn.kv = self._linear(packed, f"{name}.{attn}.kv")
         block.attn.o = self._linear(packed, f"{name}.{attn}.out_proj")
         block.ln_ff = self._norm(packed, f"{name}.ln_ff")
         block.up = self._linear(packed, f"{name}.ff.up")

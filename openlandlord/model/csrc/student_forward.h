@@ -38,7 +38,9 @@
 
 typedef struct { const float *w, *b; int in, out, outp; } OlLinear;   /* w [in][outp], b [outp] or NULL */
 typedef struct { const float *g, *b; } OlNorm;
-typedef struct { OlLinear q, k, v, o; } OlAttention;
+/* qkv: the three input projections side by side (self-attention, one product); kv: keys
+ * and values side by side (cross-attention: the queries are the actions, the memory is shared). */
+typedef struct { OlLinear q, qkv, kv, o; } OlAttention;
 typedef struct { OlNorm ln_attn; OlAttention attn; OlNorm ln_ff; OlLinear up, down; } OlBlock;
 
 typedef struct OlKernels OlKernels;
@@ -117,26 +119,28 @@ static inline void ol_linear(const OlKernels *K, const float *x, int n, int xs, 
 }
 
 /* Multi-head attention core: out[l] = softmax(q_h[l] . k_h * scale) v_h per head, for L
- * queries over S keys (all real: a position has no padding). q, k, v, out rows are dp
- * apart; kt is scratch [hd][Sp], scores scratch [L][Sp]. Both products are `gemm`s. */
-static void ol_attend(const OlKernels *K, const float *q, int L, const float *k, const float *v, int S,
-                      int heads, int hd, int dp, float scale, float *kt, float *scores, float *out) {
+ * queries over S keys (all real: a position has no padding). q rows are qs floats apart,
+ * k and v rows kvs, out rows dp; kt is scratch [hd][Sp], scores scratch [L][Sp]. Both
+ * products are `gemm`s. */
+static void ol_attend(const OlKernels *K, const float *q, int qs, int L, const float *k, const float *v,
+                      int kvs, int S, int heads, int hd, int dp, float scale, float *kt, float *scores,
+                      float *out) {
     const int Sp = (S + OL_V - 1) / OL_V * OL_V;
     for (int h = 0; h < heads; h++) {
         const int c0 = h * hd;
         for (int c = 0; c < hd; c++) {
-            for (int s = 0; s < S; s++) kt[c * Sp + s] = k[(size_t)s * dp + c0 + c];
+            for (int s = 0; s < S; s++) kt[c * Sp + s] = k[(size_t)s * kvs + c0 + c];
             for (int s = S; s < Sp; s++) kt[c * Sp + s] = 0.0f;
         }
-        K->gemm(q + c0, L, dp, hd, kt, Sp, Sp, NULL, scores, Sp, 0);
+        K->gemm(q + c0, L, qs, hd, kt, Sp, Sp, NULL, scores, Sp, 0);
         K->softmax(scores, L, S, Sp, scale);
         if (hd % K->width == 0) {
-            K->gemm(scores, L, Sp, S, v + c0, dp, hd, NULL, out + c0, dp, 0);
+            K->gemm(scores, L, Sp, S, v + c0, kvs, hd, NULL, out + c0, dp, 0);
         } else {
             for (int l = 0; l < L; l++)
                 for (int c = 0; c < hd; c++) {
                     float acc = 0.0f;
-                    for (int s = 0; s < S; s++) acc += scores[(size_t)l * Sp + s] * v[(size_t)s * dp + c0 + c];
+                    for (int s = 0; s < S; s++) acc += scores[(size_t)l * Sp + s] * v[(size_t)s * kvs + c0 + c];
                     out[(size_t)l * dp + c0 + c] = acc;
                 }
         }
@@ -148,8 +152,9 @@ static void ol_attend(const OlKernels *K, const float *q, int L, const float *k,
 OL_INLINE void ol_add(float *x, const float *y, size_t n) { for (size_t i = 0; i < n; i++) x[i] += y[i]; }
 
 /* Scratch of one position: T state tokens, A legal actions. */
+#define OL_SCRATCH 11
 typedef struct {
-    float *x, *h, *q, *k, *v, *att, *ffh, *kt, *scores;
+    float *x, *h, *q, *kv, *att, *ffh, *kt, *scores;      /* q: queries (and keys, values) */
     float *emb, *act, *small;
 } OlScratch;
 
@@ -161,21 +166,23 @@ OL_INLINE void ol_adapter(const OlKernels *K, float *x, int n, int dp, const OlL
     ol_add(x, tmp2, (size_t)n * dp);
 }
 
-/* One pre-LN block over L query rows x (in place) attending S memory rows. With memory
- * NULL it is self-attention over x's own layer-normed rows (the encoder), else cross
- * attention to precomputed keys/values k, v (the action layer). */
-OL_INLINE void ol_block(const OlModel *m, const OlBlock *B, float *x, int L, const float *k_in,
-                        const float *v_in, int S, OlScratch *w) {
+/* One pre-LN block over L query rows x (in place) attending S memory rows. With kv NULL
+ * it is self-attention over x's own layer-normed rows (the encoder), else cross attention
+ * to the memory's precomputed keys and values, side by side in kv [S][2 dp] (the action
+ * layer). */
+OL_INLINE void ol_block(const OlModel *m, const OlBlock *B, float *x, int L, const float *kv,
+                        int S, OlScratch *w) {
     const int dp = m->dp;
+    const float *q = w->q, *k = kv, *v = kv + dp;
+    int qs = dp, kvs = 2 * dp;
     m->k->layer_norm(x, L, m->d, dp, &B->ln_attn, w->h);
-    ol_linear(m->k, w->h, L, dp, &B->attn.q, w->q, 0);
-    const float *k = k_in, *v = v_in;
-    if (!k) {
-        ol_linear(m->k, w->h, L, dp, &B->attn.k, w->k, 0);
-        ol_linear(m->k, w->h, L, dp, &B->attn.v, w->v, 0);
-        k = w->k; v = w->v; S = L;
+    if (!kv) {
+        ol_linear(m->k, w->h, L, dp, &B->attn.qkv, w->q, 0);
+        k = w->q + dp; v = w->q + 2 * dp; qs = kvs = 3 * dp; S = L;
+    } else {
+        ol_linear(m->k, w->h, L, dp, &B->attn.q, w->q, 0);
     }
-    ol_attend(m->k, w->q, L, k, v, S, m->heads, m->head_dim, dp, m->score_scale, w->kt, w->scores, w->att);
+    ol_attend(m->k, q, qs, L, k, v, kvs, S, m->heads, m->head_dim, dp, m->score_scale, w->kt, w->scores, w->att);
     ol_linear(m->k, w->att, L, dp, &B->attn.o, w->h, 0);
     ol_add(x, w->h, (size_t)L * dp);
     m->k->layer_norm(x, L, m->d, dp, &B->ln_ff, w->h);
@@ -194,14 +201,14 @@ OL_INLINE void ol_mean_rows(const float *x, int n, int dp, float *out) {
 #define OL_ROUND(n) (((n) + OL_V - 1) / OL_V * OL_V)
 
 /* The sizes (floats) of the scratch buffers of one position with T tokens and A actions. */
-static void ol_scratch_sizes(const OlModel *m, int T, int A, size_t sizes[12]) {
+static void ol_scratch_sizes(const OlModel *m, int T, int A, size_t sizes[OL_SCRATCH]) {
     const int dp = m->dp, R = m->slots, H = m->holders, K = m->comps;
     const int S = T + (m->belief_mode ? 1 : 0);
     const int rows = (T > OL_BLOCK ? T : OL_BLOCK) + 1;
     const int wide = m->ffp > dp ? m->ffp : dp;
     const int seen_w = m->belief_mode == 2 ? R * K : R * H;
-    size_t s[12] = {
-        (size_t)S * dp, (size_t)rows * wide, (size_t)rows * dp, (size_t)S * dp, (size_t)S * dp,
+    size_t s[OL_SCRATCH] = {
+        (size_t)S * dp, (size_t)rows * wide, (size_t)rows * 3 * dp, (size_t)S * 2 * dp,
         (size_t)rows * dp, (size_t)rows * wide, (size_t)m->head_dim * OL_ROUND(S),
         (size_t)rows * OL_ROUND(S), (size_t)(A > 0 ? A : 1) * dp, (size_t)rows * dp * 2,
         (size_t)5 * dp + (size_t)OL_ROUND(2 * m->d) + (size_t)R * (dp + OL_ROUND(K)) + (size_t)OL_ROUND(seen_w)};
@@ -210,9 +217,9 @@ static void ol_scratch_sizes(const OlModel *m, int T, int A, size_t sizes[12]) {
 
 /* Floats of scratch `ol_forward` needs for a position with T tokens and A actions. */
 static size_t ol_scratch_floats(const OlModel *m, int T, int A) {
-    size_t sizes[12], total = 0;
+    size_t sizes[OL_SCRATCH], total = 0;
     ol_scratch_sizes(m, T, A, sizes);
-    for (int i = 0; i < 12; i++) total += sizes[i];
+    for (int i = 0; i < OL_SCRATCH; i++) total += sizes[i];
     return total;
 }
 
@@ -228,17 +235,18 @@ static void ol_forward(const OlModel *m, const float *tokens, int T, const float
     const int S = T + (m->belief_mode ? 1 : 0);                 /* memory rows */
     const int Kp = OL_ROUND(K), seen_w = m->belief_mode == 2 ? R * K : R * H;
     OlScratch w;
-    size_t sizes[12];
+    size_t sizes[OL_SCRATCH];
     ol_scratch_sizes(m, T, A, sizes);
-    float **slots_[12] = {&w.x, &w.h, &w.q, &w.k, &w.v, &w.att, &w.ffh, &w.kt, &w.scores, &w.emb, &w.act, &w.small};
+    float **slots_[OL_SCRATCH] = {&w.x, &w.h, &w.q, &w.kv, &w.att, &w.ffh, &w.kt, &w.scores, &w.emb,
+                                  &w.act, &w.small};
     float *p = arena;
-    for (int i = 0; i < 12; i++) { *slots_[i] = p; p += sizes[i]; }
+    for (int i = 0; i < OL_SCRATCH; i++) { *slots_[i] = p; p += sizes[i]; }
 
     /* State encoder. */
     ol_linear(m->k, tokens, T, m->fs, &m->state_in, w.x, 0);
     const float *re = m->role_embedding + (size_t)role * dp;
     for (int t = 0; t < T; t++) ol_add(w.x + (size_t)t * dp, re, dp);
-    for (int l = 0; l < m->layers; l++) ol_block(m, &m->encoder[l], w.x, T, NULL, NULL, T, &w);
+    for (int l = 0; l < m->layers; l++) ol_block(m, &m->encoder[l], w.x, T, NULL, T, &w);
     m->k->layer_norm(w.x, T, d, dp, &m->encoder_norm, w.x);
     if (m->use_adapters)
         ol_adapter(m->k, w.x, T, dp, &m->state_down[role], &m->state_up[role], w.h, w.q);
@@ -294,8 +302,7 @@ static void ol_forward(const OlModel *m, const float *tokens, int T, const float
     *value = tanhf(tmp[0]);
 
     /* Keys and values of the memory, shared by every action's query. */
-    ol_linear(m->k, w.x, S, dp, &m->action.attn.k, w.k, 0);
-    ol_linear(m->k, w.x, S, dp, &m->action.attn.v, w.v, 0);
+    ol_linear(m->k, w.x, S, dp, &m->action.attn.kv, w.kv, 0);
 
     /* Pass 1: each action's embedding, and the Deep Sets pool of the legal set. */
     float *pool_sum = summary, *pool_max = hidden;
@@ -304,7 +311,7 @@ static void ol_forward(const OlModel *m, const float *tokens, int T, const float
         const int n = A - a0 < OL_BLOCK ? A - a0 : OL_BLOCK;
         float *e = w.emb + (size_t)a0 * dp;
         ol_linear(m->k, actions + (size_t)a0 * m->fa, n, m->fa, &m->action_in, e, 0);
-        ol_block(m, &m->action, e, n, w.k, w.v, S, &w);
+        ol_block(m, &m->action, e, n, w.kv, S, &w);
         if (m->use_deep_sets) {
             ol_linear(m->k, e, n, dp, &m->set_phi, w.act, 1);
             for (int i = 0; i < n; i++) {

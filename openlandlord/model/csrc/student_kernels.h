@@ -16,7 +16,7 @@ OL_INLINE OLK(v) OLK(splat)(float x) { return (OLK(v)){0} + x; }
  * rows ys apart). */
 OL_INLINE void OLK(tile)(const float *x, int xs, int in, const float *w, int ws, const float *bias,
                        float *y, int ys, int relu, int RB, int NV) {
-    OLK(v) acc[4][4];
+    OLK(v) acc[8][4];
     for (int r = 0; r < RB; r++)
         for (int j = 0; j < NV; j++)
             acc[r][j] = bias ? OLK(load)(bias + j * OL_W) : OLK(splat)(0.0f);
@@ -36,21 +36,24 @@ OL_INLINE void OLK(tile)(const float *x, int xs, int in, const float *w, int ws,
         }
 }
 
-/* The rows of one column group of NV vectors, three at a time (12 accumulators: enough
- * independent FMA chains to hide their latency, few enough for 16 registers). */
+/* The rows of one column group of NV vectors, RB at a time: 12 accumulators for 3 or 4
+ * vectors, 12 and 8 for 2 and 1 (enough independent FMA chains to hide their latency, few
+ * enough for 16 registers), then the rest of the rows in smaller tiles. */
+#define OL_TILE(rows) OLK(tile)(x + (size_t)i * xs, xs, in, w, ws, bias, y + (size_t)i * ys, ys, relu, rows, NV)
 OL_INLINE void OLK(gemm_cols)(const float *x, int n, int xs, int in, const float *w, int ws,
                             const float *bias, float *y, int ys, int relu, int NV) {
-    const int RB = NV == 4 ? 3 : 4;
+    const int RB = NV == 4 ? 3 : NV == 3 ? 4 : NV == 2 ? 6 : 8;
     int i = 0;
-    for (; i + RB <= n; i += RB)
-        OLK(tile)(x + (size_t)i * xs, xs, in, w, ws, bias, y + (size_t)i * ys, ys, relu, RB, NV);
+    for (; i + RB <= n; i += RB) OL_TILE(RB);
+    for (; i + 4 <= n; i += 4) OL_TILE(4);
     switch (n - i) {
-    case 3: OLK(tile)(x + (size_t)i * xs, xs, in, w, ws, bias, y + (size_t)i * ys, ys, relu, 3, NV); break;
-    case 2: OLK(tile)(x + (size_t)i * xs, xs, in, w, ws, bias, y + (size_t)i * ys, ys, relu, 2, NV); break;
-    case 1: OLK(tile)(x + (size_t)i * xs, xs, in, w, ws, bias, y + (size_t)i * ys, ys, relu, 1, NV); break;
+    case 3: OL_TILE(3); break;
+    case 2: OL_TILE(2); break;
+    case 1: OL_TILE(1); break;
     default: break;
     }
 }
+#undef OL_TILE
 
 /* y [n][width] = x [n][in] W [in][width] (+ bias) (+ ReLU); width a multiple of OL_W. */
 OL_KERNEL_CLONES
@@ -67,11 +70,11 @@ static void OLK(gemm)(const float *x, int n, int xs, int in, const float *w, int
     }
 }
 
-/* exp(x) for a vector (Cephes' single-precision polynomial, within 2 ulp); 0 below -87.3. */
+/* exp(x) of x <= 0 for a vector (Cephes' single-precision polynomial, within 2 ulp); 0
+ * below -87.3 (-inf included). Softmax only asks it of x - max(x). */
 OL_INLINE OLK(v) OLK(exp)(OLK(v) x) {
-    const OLK(v) hi = OLK(splat)(88.3762626647949f), lo = OLK(splat)(-87.3365478515625f);
+    const OLK(v) lo = OLK(splat)(-87.3365478515625f);
     OLK(i) under = x < lo;
-    x = (OLK(v))(((OLK(i))x & (x < hi)) | ((OLK(i))hi & ~(x < hi)));
     x = (OLK(v))(((OLK(i))x & ~under) | ((OLK(i))lo & under));
     const OLK(v) magic = OLK(splat)(12582912.0f);          /* 1.5 * 2^23: round to nearest */
     OLK(v) n = (x * OLK(splat)(1.44269504088896341f) + magic) - magic;
