@@ -65,6 +65,13 @@ class DoudizhuView:
                 "trick": [{"seat": s, "cards": m or "pass"} for s, m in trick],
                 "last_winner": winner, "to_beat": obs.to_beat}
 
+    def introduce(self, state, seat: int, names) -> list[str]:
+        obs = state.observation(seat)
+        if obs.landlord is None:
+            return [f"seat {seat} ({names[seat]}): the bidding decides who is landlord"]
+        return [f"seat {seat} ({names[seat]}) is {self.role(obs, seat)}; the landlord is seat "
+                f"{obs.landlord} ({names[obs.landlord]}), with the kitty {obs.kitty}"]
+
     def opponents(self, state, seat: int) -> list[int]:
         landlord = state.result().get("landlord")
         return [s for s in range(3) if s != seat and (landlord is None or (s == landlord) != (seat == landlord))]
@@ -160,6 +167,17 @@ class ShengjiView:
     def opponents(self, state, seat: int) -> list[int]:
         return [s for s in range(4) if s % 2 != seat % 2]
 
+    def introduce(self, state, seat: int, names) -> list[str]:
+        partner = (seat + 2) % 4
+        return [f"seat {seat} ({names[seat]}) plays with seat {partner} ({names[partner]}) as team "
+                f"{self.team_label(seat % 2)}, against team {self.team_label(1 - seat % 2)}"]
+
+    def standing(self, state, rounds: int) -> str:
+        """Where a match stopped after `rounds` rounds stands."""
+        levels = state.levels
+        return (f"after {rounds} round(s): team {self.team_label(0)} at level {levels[0]}, "
+                f"team {self.team_label(1)} at level {levels[1]} (a match goes on past A)")
+
     def outcome_for(self, state, seat: int) -> tuple[bool | None, str]:
         result = state.result()
         team = seat % 2
@@ -209,7 +227,7 @@ class Narrator:
         self.view = view_of(self.game)
         self._round = getattr(state, "round", state)
         self._tricks = 0
-        self._landlord = None
+        self._landlord = state.observation(0).landlord if self.game == "doudizhu" else None
         self.summaries: list[dict] = []   # Shengji round summaries, in order
 
     def who(self, seat: int) -> str:
@@ -261,6 +279,15 @@ def end_result(state, seat: int) -> tuple[bool | None, str]:
 def opponents(state, seat: int) -> list[int]:
     """The seats playing against `seat` (Dou Dizhu: known once the landlord is)."""
     return view_of(state.observation(0).game).opponents(state, seat)
+
+
+def introduce(state, seat: int, names: list[str]) -> list[str]:
+    """What a person is told about its seat before the first move (Shengji: its partner)."""
+    return view_of(state.observation(0).game).introduce(state, seat, names)
+
+
+def standing(state, rounds: int) -> str:
+    return view_of(state.observation(0).game).standing(state, rounds)
 
 
 def card_help(game: str) -> str:

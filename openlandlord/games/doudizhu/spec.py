@@ -149,6 +149,8 @@ class DoudizhuSpec(BaseSpec):
 
     def describe_end(self, state) -> str:
         result = state.result()
+        if result.get("void") or result.get("landlord") is None:
+            return f"nobody bid: the deal is void; payoffs by seat: {state.payoffs()}"
         return f"{result['winner']} win; payoffs by seat: {state.payoffs()}"
 
 

@@ -208,8 +208,23 @@ class ShengjiSpec(BaseSpec):
 
     # -- people ---------------------------------------------------------------------------------
     def render(self, obs) -> str:
+        """The seat's view (`state.render`), with the teams' levels labelled, the partner
+        named and the last trick's winner."""
+        from .rules import RANKS
         from .state import render
-        return render(obs)
+        me, partner = obs.seat, (obs.seat + 2) % 4
+        level = [RANKS[min(v, 14) - 2] for v in obs.levels]
+        side = ["declarers" if t == obs.declarers else "attackers" for t in (0, 1)]
+        picture = render(obs).replace("\n  T: ", "\n  trumps: ").split("\n")
+        lines = [*picture[:2],
+                 f"your team: seats {me % 2} and {me % 2 + 2} (you, seat {me}; your partner, seat "
+                 f"{partner}): level {level[me % 2]}, {side[me % 2]}; the other team: seats "
+                 f"{1 - me % 2} and {3 - me % 2}: level {level[1 - me % 2]}, {side[1 - me % 2]}"]
+        if obs.tricks:
+            _, plays, winner = obs.tricks[-1]
+            lines.append("last trick: " + "  ".join(f"{s}:{' '.join(c)}" for s, c in plays)
+                         + f"  -> won by seat {winner}")
+        return "\n".join(lines + picture[2:])
 
     def parse_human_move(self, obs, text: str, legal):
         """Cards separated by spaces, e.g. `7H 7H`; ValueError with the rule a play breaks.
