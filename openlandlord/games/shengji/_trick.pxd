@@ -57,6 +57,8 @@ cdef int classic_lead_error(const Table* t, const unsigned char* hand,
                             const unsigned char* play) noexcept nogil
 cdef int classic_follow_error(const Table* t, const unsigned char* hand, const Format* f,
                               const unsigned char* play) noexcept nogil
+cdef int classic_play_key(const Table* t, const Format* f,
+                          const unsigned char* play) noexcept nogil
 cdef int classic_trick_winner_c(const Table* t, const unsigned char* plays,
                                 int nplays) noexcept nogil
 cdef int kitty_multiplier_c(const Format* f) noexcept nogil

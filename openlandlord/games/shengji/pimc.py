@@ -1,7 +1,11 @@
 """Shengji's PIMC decision adapter: an observation turned into the arguments of the native
 search (`_pimc.pyx`: world sampling consistent with hand sizes and shown voids, expert
 rule-bot rollouts, the search loop). The generic search (`openlandlord.agents.pimc`) asks
-the game's spec for one of these per decision. Ruleset `tractor` only."""
+the game's spec for one of these per decision. Ruleset `tractor` searches through `_pimc.pyx`;
+ruleset `classic` through `_pimc_classic.pyx`: its play decisions (throws and their failure
+included) and the dealer's burial (each candidate is a whole burial: the decision loop builds
+it card by card and scores each step by its completed burial) are searched, its declarations
+take the expert rule bot's scores (`searched` False)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,6 +16,8 @@ OBJECTIVES = ("levels", "points")
 
 
 def decision(obs, legal, objective: str):
+    if obs.rules == "classic":
+        return ClassicDecision(obs, legal, objective)
     return Decision(obs, legal, objective)
 
 
@@ -63,5 +69,73 @@ class Decision:
                                  self.unseen, self.sizes, self.masks,
                                  [self.plays[k] for k in which], skip, worlds, rollout,
                                  seed, self.objective)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+
+class ClassicDecision:
+    """One `classic` decision as the native search needs it (module docstring)."""
+
+    def __init__(self, obs, legal, objective: str = "levels"):
+        from .rules import CATS, Rules, counts
+        self.obs, self.legal, self.objective = obs, legal, objective
+        self.searched = obs.phase in ("bury", "play")
+        if not self.searched:
+            return
+        self.bury = obs.phase == "bury"
+        self.rules = Rules.classic(obs.trump_rank, obs.trump_suit or "N")
+        self.hand = counts(list(obs.hand)).astype(np.uint8)
+        seen = self.hand.astype(np.int16)
+        played = np.zeros((4, 54), np.int16)
+        for _, trick, _ in obs.tricks:
+            for who, cards in trick:
+                played[who] += counts(cards)
+        self.trick = [counts(cards).astype(np.uint8) for _, cards in obs.trick]
+        for who, cards in obs.trick:
+            played[who] += counts(cards)
+        seen += played.sum(axis=0)
+        # The dealer knows what it buried (in play); at the burial the kitty is in its hand.
+        if self.bury:
+            self.kitty = np.zeros(54, np.uint8)
+        elif obs.kitty:
+            self.kitty = counts(list(obs.kitty)).astype(np.uint8)
+            seen += self.kitty
+        else:
+            self.kitty = None
+        others = [(obs.seat + k) % 4 for k in (1, 2, 3)]
+        # A standing declaration's cards are in the declarer's hand until it plays them.
+        self.known = [np.zeros(54, np.uint8) for _ in others]
+        if obs.declaration and obs.declaration[0] != obs.seat:
+            who, cards = obs.declaration
+            held = np.maximum(counts(list(cards)).astype(np.int16) - played[who], 0)
+            self.known[others.index(who)] = held.astype(np.uint8)
+            seen += held
+        if (seen > 2).any():
+            raise UserError(f"pimc: observation of seat {obs.seat} shows a card more than twice")
+        self.unseen = (2 - seen).astype(np.uint8)
+        self.sizes = [obs.cards_left[o] for o in others]
+        self.masks = [sum(1 << CATS.index(c) for c in obs.voids[o]) for o in others]
+        self.leader = obs.trick[0][0] if obs.trick else obs.seat
+        self.penalty = sum((10 if who % 2 == obs.declarers else -10) * (len(tried) - len(done))
+                           for who, tried, done in obs.failed_throws)
+        self.plays = [counts(list(play)).astype(np.uint8) for play in legal]
+        for play, vector in zip(legal, self.plays):
+            if (vector > self.hand).any() or (self.bury and vector.sum() != 8):
+                raise UserError(f"pimc: {tuple(play)!r} is not a complete legal "
+                                f"{'burial' if self.bury else 'play'} of seat {obs.seat} here")
+
+    def rule_scores(self):
+        from .rule import ShengjiRuleBot
+        return ShengjiRuleBot("expert").scores(self.obs, self.legal)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc_classic as native
+        o = self.obs
+        try:
+            return native.search(self.rules.rank_index, self.rules.suit_index, self.hand, o.seat,
+                                 self.leader, self.trick, o.declarers, o.attacker_points,
+                                 self.penalty, self.unseen, self.sizes, self.masks, self.known,
+                                 self.kitty, [self.plays[k] for k in which], skip, worlds,
+                                 rollout, seed, self.objective, self.bury)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None

@@ -1,0 +1,795 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The native half of the Shengji `classic` PIMC teacher: a classic round played to its end
+from any point of play (the kitty multiplied on the last trick, throws checked against the
+world's hands and their failures paid for), a native classic rule rollout policy, and the
+search loop over sampled worlds for play decisions and for the dealer's burial.
+
+Worlds. The cards the seat cannot see go to the three other seats (their hand sizes, the
+suits they have shown void in, and the cards they are known to hold: a standing
+declaration's cards not yet played) and, unless the seat is the dealer (who knows what it
+buried), to the 8-card kitty. The dealer's worlds come from the referee's sampler
+(`sample_world_c`); the others' from `sample_with_kitty`, which deals card by card in a
+random order, each card to a random holder (a seat or the kitty) with room that takes it and
+leaves the rest placeable (Hall's condition over the five suits). Both are consistent with
+everything the seat knows; the second is not exactly the uniform conditional distribution.
+
+The rule rollout policy (`rollout=rule`) follows the main heuristics of the classic
+`rule:expert` bot (games/shengji/rule.py) without listing legal plays:
+- Leading: every single, every pair and every tractor (each maximal run of pairs); a unit
+  no opponent can beat (a "master") first, points and trumps otherwise kept back, a suit the
+  partner can ruff favoured; and, per suit, the throw of all its master units when there are
+  two or more, which is taken whenever it exists (inside a world every hand is known, so the
+  throw is checked against the true hands and never fails there).
+- Following: the cheapest legal follow (low cards, points kept), the point-feeding follow,
+  and for a single or pair lead every single or pair of the led suit (or of trumps when void
+  in it) that would win the trick for now; scored as the tractor policy scores them (a safe
+  partner gets points, a sure win takes the table's points, an unsure win is taken only with
+  10 or more points on the table).
+How it differs from the Python bot: "master" and "safe" read the true hands of the world;
+a follow is chosen among those few built candidates instead of every legal play; the throw
+is the whole set of a suit's master units rather than the bot's own choice of throws.
+"""
+from libc.string cimport memset, memcpy
+from libc.stdlib cimport malloc, free
+
+from openlandlord.games.shengji._referee cimport (
+    Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
+    classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
+    kitty_multiplier_c, runs_c, match_rec, beaten_units_c, sample_world_c, next_random,
+    classic_random_lead, classic_random_follow)
+
+cdef enum:
+    ROLLOUT_RANDOM = 0
+    ROLLOUT_RULE = 1
+    THROW_PENALTY = 10
+
+ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
+OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
+
+
+cdef struct CTrick:
+    unsigned char plays[4 * 54]
+    int n                   # plays made so far
+    int leader
+    Format f                # the format every follower answers (after a failed throw: the
+                            # unit actually played)
+
+
+cdef inline int card_cost(const Table* t, int c) noexcept nogil:
+    # How much strength a card spends: high cards and trumps are worth keeping.
+    return t.level[c] + (16 if t.cat[c] == TRUMP else 0)
+
+
+cdef int vec_points(const Table* t, const unsigned char* v) noexcept nogil:
+    cdef int c, p = 0
+    for c in range(NCARD):
+        p += v[c] * t.points[c]
+    return p
+
+
+cdef int vec_cost(const Table* t, const unsigned char* v) noexcept nogil:
+    cdef int c, p = 0
+    for c in range(NCARD):
+        p += v[c] * card_cost(t, c)
+    return p
+
+
+cdef int vec_trumps(const Table* t, const unsigned char* v) noexcept nogil:
+    cdef int c, p = 0
+    for c in range(NCARD):
+        if t.cat[c] == TRUMP:
+            p += v[c]
+    return p
+
+
+cdef int vec_cards(const unsigned char* v) noexcept nogil:
+    cdef int c, p = 0
+    for c in range(NCARD):
+        p += v[c]
+    return p
+
+
+cdef int held_in(const Table* t, const unsigned char* hand, int cat) noexcept nogil:
+    cdef int c, p = 0
+    for c in range(NCARD):
+        if t.cat[c] == cat:
+            p += hand[c]
+    return p
+
+
+cdef bint master_unit(const Table* t, const unsigned char* hands, int seat,
+                      const unsigned char* unit) noexcept nogil:
+    # No opponent could beat this one-unit lead: of its suit, a higher unit of its shape; of a
+    # plain suit, an opponent void in it with trumps for its shape.
+    cdef Format f
+    cdef unsigned char opp[2 * 54]
+    cdef int beaten[55]
+    cdef int k, o, shape, c
+    lead_format_c(t, unit, &f)
+    for k in range(2):
+        o = (seat + 1 + 2 * k) & 3
+        memcpy(opp + k * NCARD, hands + o * NCARD, NCARD)
+    if beaten_units_c(t, &f, opp, 2, beaten):
+        return False
+    if f.cat == TRUMP:
+        return True
+    shape = f.upairs[0]
+    for k in range(2):
+        o = (seat + 1 + 2 * k) & 3
+        if held_in(t, hands + o * NCARD, f.cat) == 0:
+            if shape == 0 and held_in(t, hands + o * NCARD, TRUMP) > 0:
+                return False
+            if shape >= 1:
+                for c in range(NCARD):
+                    if t.cat[c] == TRUMP and hands[o * NCARD + c] == 2:
+                        return False
+    return True
+
+
+cdef double score_lead(const Table* t, const unsigned char* hands, int seat,
+                       const unsigned char* play) noexcept nogil:
+    cdef Format f
+    cdef int partner = (seat + 2) & 3, n = vec_cards(play), points = vec_points(t, play)
+    cdef double score
+    lead_format_c(t, play, &f)
+    score = 4.0 * f.pairs + (6.0 if f.ntractors else 0.0)
+    if master_unit(t, hands, seat, play):
+        score += 12.0 + 0.5 * points
+    else:
+        score -= 1.0 * points + 2.0 * vec_trumps(t, play)
+        if f.cat != TRUMP and held_in(t, hands + partner * NCARD, f.cat) == 0 \
+                and held_in(t, hands + partner * NCARD, TRUMP) > 0:
+            score += 3.0
+    return score - 0.05 * vec_cost(t, play) / n
+
+
+cdef void lead_rule(const Table* t, const unsigned char* hands, int seat,
+                    unsigned char* out) noexcept nogil:
+    cdef const unsigned char* h = hands + seat * NCARD
+    cdef unsigned char cand[54]
+    cdef unsigned char throw[54]
+    cdef unsigned char others[3 * 54]
+    cdef unsigned char played[54]
+    cdef int reps[16]
+    cdef int rstart[16]
+    cdef int rlen[16]
+    cdef Format f
+    cdef int c, cat, k, lvl, nr, units, best_throw = -1
+    cdef double s, best = -1e300
+    memset(out, 0, NCARD)
+    # Units: singles and pairs of every card, tractors of every maximal run.
+    for c in range(NCARD):
+        if not h[c]:
+            continue
+        memset(cand, 0, NCARD)
+        cand[c] = 1
+        s = score_lead(t, hands, seat, cand)
+        if s > best:
+            best = s
+            memcpy(out, cand, NCARD)
+        if h[c] == 2:
+            cand[c] = 2
+            s = score_lead(t, hands, seat, cand)
+            if s > best:
+                best = s
+                memcpy(out, cand, NCARD)
+    for cat in range(5):
+        nr = runs_c(t, h, cat, rstart, rlen, reps)
+        for k in range(nr):
+            if rlen[k] < 2:
+                continue
+            memset(cand, 0, NCARD)
+            for lvl in range(rstart[k], rstart[k] + rlen[k]):
+                cand[reps[lvl]] = 2
+            s = score_lead(t, hands, seat, cand)
+            if s > best:
+                best = s
+                memcpy(out, cand, NCARD)
+    # A throw of every master unit of a suit (two units or more), checked in this world.
+    for k in range(3):
+        memcpy(others + k * NCARD, hands + ((seat + 1 + k) & 3) * NCARD, NCARD)
+    for cat in range(5):
+        memset(throw, 0, NCARD)
+        units = 0
+        for c in range(NCARD):
+            if t.cat[c] != cat or not h[c]:
+                continue
+            memset(cand, 0, NCARD)
+            cand[c] = h[c]
+            if master_unit(t, hands, seat, cand):
+                throw[c] = h[c]
+                units += 1
+        if units < 2:
+            continue
+        lead_format_c(t, throw, &f)
+        if f.nunits < 2 or throw_check_c(t, throw, &f, others, 3, played):
+            continue
+        s = 12.0 + 2.0 * f.n + 0.5 * vec_points(t, throw)
+        if s > best:
+            best = s
+            memcpy(out, throw, NCARD)
+
+
+cdef void valued_follow(const Table* t, const unsigned char* hand, const Format* f,
+                        const int* value, unsigned char* out) noexcept nogil:
+    # A legal follow of the lowest `value` cards: short of the led suit, all of it plus the
+    # lowest others; otherwise the lead's tractors the suit can answer (an optimal
+    # assignment, each cut from the bottom of its run), then the lowest pairs up to the pairs
+    # required, then the lowest cards of the suit.
+    cdef unsigned char held[54]
+    cdef int reps[16]
+    cdef int rstart[16]
+    cdef int rlen[16]
+    cdef int room[16]
+    cdef int runof[16]
+    cdef int used[16]
+    cdef int assign[27]
+    cdef int best_assign[27]
+    cdef int c, i, j, k, nr, nroom = 0, nheld = 0, pheld = 0, need, have = 0, taken = 0
+    cdef int lvl, best, left
+    memset(out, 0, NCARD)
+    for c in range(NCARD):
+        held[c] = hand[c] if t.cat[c] == f.cat else 0
+        nheld += held[c]
+        if held[c] == 2:
+            pheld += 1
+    if nheld <= f.n:
+        memcpy(out, held, NCARD)
+        left = f.n - nheld
+        for k in range(left):
+            best = -1
+            for c in range(NCARD):
+                if t.cat[c] != f.cat and hand[c] > out[c] and (best < 0 or value[c] < value[best]):
+                    best = c
+            out[best] += 1
+        return
+    if f.ntractors:
+        nr = runs_c(t, held, f.cat, rstart, rlen, reps)
+        for k in range(nr):
+            if rlen[k] >= 2:
+                room[nroom] = rlen[k]
+                runof[nroom] = k
+                used[nroom] = 0
+                nroom += 1
+        for i in range(f.ntractors):
+            best_assign[i] = -1
+        if nroom and match_rec(f.tractors, f.ntractors, 0, room, nroom, 0, -1, assign,
+                               best_assign) > 0:
+            for i in range(f.ntractors):
+                j = best_assign[i]
+                if j < 0:
+                    continue
+                k = runof[j]
+                for lvl in range(rstart[k] + used[j], rstart[k] + used[j] + f.tractors[i]):
+                    out[reps[lvl]] = 2
+                    have += 1
+                    taken += 2
+                used[j] += f.tractors[i]
+    need = f.pairs if f.pairs < pheld else pheld
+    while have < need:
+        best = -1
+        for c in range(NCARD):
+            if held[c] == 2 and out[c] == 0 and (best < 0 or value[c] < value[best]):
+                best = c
+        out[best] = 2
+        taken += 2
+        have += 1
+    for k in range(f.n - taken):
+        best = -1
+        for c in range(NCARD):
+            if held[c] > out[c] and (best < 0 or value[c] < value[best]):
+                best = c
+        out[best] += 1
+
+
+cdef struct Standing:
+    int key                 # the winning play's key (classic_play_key; the lead's top unit)
+    int seat                # who is winning it
+    int points              # card points on the table
+    int later               # seats still to play after this one
+
+
+cdef bint safe_win(const Table* t, const unsigned char* hands, int seat, const CTrick* tr,
+                   int later, int key) noexcept nogil:
+    # No later opponent can answer with a higher key: tried with its best built answers
+    # (the highest units of the lead's shape in the led suit, or in trumps when void).
+    cdef unsigned char answer[54]
+    cdef int value[54]
+    cdef int k, o, c
+    for c in range(NCARD):
+        value[c] = -card_cost(t, c)           # the strongest cards first
+    for k in range(1, later + 1):
+        o = (seat + k) & 3
+        if (o & 1) == (seat & 1):
+            continue
+        valued_follow(t, hands + o * NCARD, &tr.f, value, answer)
+        if classic_play_key(t, &tr.f, answer) > key:
+            return False
+    return True
+
+
+cdef double score_follow(const Table* t, const unsigned char* hands, int seat, const CTrick* tr,
+                         const Standing* st, const unsigned char* play) noexcept nogil:
+    cdef int key = classic_play_key(t, &tr.f, play), points = vec_points(t, play)
+    cdef int cost = vec_cost(t, play), trumps = vec_trumps(t, play)
+    cdef bint last = st.later == 0, wins = key > st.key
+    if st.seat == ((seat + 2) & 3):
+        if last or safe_win(t, hands, seat, tr, st.later, st.key):
+            return 3.0 * points - 0.05 * cost - (6.0 * trumps if tr.f.cat != TRUMP else 0.0)
+        return -1.0 * points - 0.05 * cost
+    if wins and (last or safe_win(t, hands, seat, tr, st.later, key)):
+        return 5.0 + 2.0 * (st.points + points) - 0.1 * cost
+    if wins:
+        return ((1.0 * st.points if st.points >= 10 else 0.0) - 2.0 * points
+                - (0.15 if trumps and st.points >= 10 else 0.05) * cost)
+    return -3.0 * points - 0.05 * cost
+
+
+cdef void follow_rule(const Table* t, const unsigned char* hands, int seat, const CTrick* tr,
+                      unsigned char* out) noexcept nogil:
+    cdef const unsigned char* h = hands + seat * NCARD
+    cdef unsigned char play[54]
+    cdef int value[54]
+    cdef Standing st
+    cdef int c, i, k, shape, unit_cat, held
+    cdef double s, best
+    st.seat = (tr.leader + classic_trick_winner_c(t, tr.plays, tr.n)) & 3
+    i = (st.seat - tr.leader) & 3
+    st.key = tr.f.utop[0] if i == 0 else classic_play_key(t, &tr.f, tr.plays + i * NCARD)
+    st.points = 0
+    for i in range(tr.n):
+        st.points += vec_points(t, tr.plays + i * NCARD)
+    st.later = 3 - tr.n
+    for c in range(NCARD):
+        value[c] = card_cost(t, c) + 30 * t.points[c]
+    valued_follow(t, h, &tr.f, value, out)
+    best = score_follow(t, hands, seat, tr, &st, out)
+    for c in range(NCARD):
+        value[c] = card_cost(t, c) - 30 * t.points[c]
+    valued_follow(t, h, &tr.f, value, play)
+    s = score_follow(t, hands, seat, tr, &st, play)
+    if s > best:
+        best = s
+        memcpy(out, play, NCARD)
+    # A single or pair lead: every single / pair that could win, of the suit or of trumps.
+    if tr.f.nunits != 1 or tr.f.upairs[0] > 1:
+        return
+    shape = tr.f.upairs[0]
+    held = held_in(t, h, tr.f.cat)
+    if held >= tr.f.n:
+        unit_cat = tr.f.cat
+    elif held == 0:
+        unit_cat = TRUMP
+    else:
+        return
+    for c in range(NCARD):
+        # (legal: a single of the suit, a pair when a pair is led and one is held, or
+        # anything when void in the suit)
+        if t.cat[c] != unit_cat or h[c] < (2 if shape == 1 else 1):
+            continue
+        memset(play, 0, NCARD)
+        play[c] = 2 if shape == 1 else 1
+        if classic_play_key(t, &tr.f, play) <= st.key:
+            continue
+        s = score_follow(t, hands, seat, tr, &st, play)
+        if s > best:
+            best = s
+            memcpy(out, play, NCARD)
+
+
+cdef int lead_with(const Table* t, unsigned char* hands, CTrick* tr, const unsigned char* attempt,
+                   int declarers, int* penalty) noexcept nogil:
+    # The leader plays `attempt`: a throw that another hand can beat is cut to its smallest
+    # beaten unit and the thrower's side pays for the cards taken back.
+    cdef unsigned char others[3 * 54]
+    cdef int k, c, taken, seat = tr.leader
+    lead_format_c(t, attempt, &tr.f)
+    if tr.f.nunits > 1:
+        for k in range(3):
+            memcpy(others + k * NCARD, hands + ((seat + 1 + k) & 3) * NCARD, NCARD)
+        taken = throw_check_c(t, attempt, &tr.f, others, 3, tr.plays)
+        if taken:
+            penalty[0] += (THROW_PENALTY if (seat & 1) == declarers else -THROW_PENALTY) * taken
+            lead_format_c(t, tr.plays, &tr.f)
+    else:
+        memcpy(tr.plays, attempt, NCARD)
+    for c in range(NCARD):
+        hands[seat * NCARD + c] -= tr.plays[c]
+    tr.n = 1
+    return 0
+
+
+cdef int finish_round(const Table* t, unsigned char* hands, const unsigned char* kitty,
+                      CTrick* tr, int declarers, int kind, unsigned long long* rng,
+                      int* penalty) noexcept nogil:
+    # Plays the round to its end from a trick in progress (the cards of its plays are out of
+    # the hands already); returns the points the attackers capture from here on, the kitty
+    # multiplied included; throw penalties are added to `penalty`.
+    cdef unsigned char attempt[54]
+    cdef unsigned char* play
+    cdef int i, c, seat, winner = tr.leader, points, attackers = 0, left
+    while True:
+        if tr.n == 0:
+            left = vec_cards(hands + tr.leader * NCARD)
+            if left == 0:
+                break
+            if kind == ROLLOUT_RULE:
+                lead_rule(t, hands, tr.leader, attempt)
+            else:
+                classic_random_lead(t, hands + tr.leader * NCARD, rng, attempt)
+            lead_with(t, hands, tr, attempt, declarers, penalty)
+        while tr.n < 4:
+            seat = (tr.leader + tr.n) & 3
+            play = tr.plays + tr.n * NCARD
+            if kind == ROLLOUT_RULE:
+                follow_rule(t, hands, seat, tr, play)
+            else:
+                classic_random_follow(t, hands + seat * NCARD, &tr.f, rng, play)
+            for c in range(NCARD):
+                hands[seat * NCARD + c] -= play[c]
+            tr.n += 1
+        points = 0
+        for i in range(4):
+            points += vec_points(t, tr.plays + i * NCARD)
+        winner = (tr.leader + classic_trick_winner_c(t, tr.plays, 4)) & 3
+        if (winner & 1) != declarers:
+            attackers += points
+        tr.leader = winner
+        tr.n = 0
+    if (winner & 1) != declarers:
+        attackers += vec_points(t, kitty) * kitty_multiplier_c(&tr.f)
+    return attackers
+
+
+cdef double team_score(int attacker_points, int team, int declarers, double level_weight,
+                       double margin_weight) noexcept nogil:
+    # Levels the team goes up (negative: the other team's) and its point margin, weighted;
+    # above 200 (the kitty multiplied) each further 40 is one more level, as round_result.
+    cdef int up, winning_team
+    cdef double margin
+    if attacker_points < 0:
+        attacker_points = 0
+    if attacker_points == 0:
+        up, winning_team = 3, declarers
+    elif attacker_points < 40:
+        up, winning_team = 2, declarers
+    elif attacker_points < 80:
+        up, winning_team = 1, declarers
+    else:
+        up, winning_team = (attacker_points - 80) // 40, 1 - declarers
+    margin = 2.0 * attacker_points - 200.0
+    if team == declarers:
+        margin = -margin
+    return level_weight * (up if team == winning_team else -up) + margin_weight * margin
+
+
+cdef void load54(object src, unsigned char* dst):
+    cdef const unsigned char[::1] view = src
+    if view.shape[0] != NCARD:
+        raise ValueError("a count vector has 54 entries")
+    memcpy(dst, &view[0], NCARD)
+
+
+cdef int draw_subset(int* pool, int npool, int keep, unsigned long long* rng,
+                     unsigned char* out) noexcept nogil:
+    # A uniform `keep`-card subset of the pool as a count vector (a partial Fisher-Yates).
+    cdef int i, j, tmp
+    memset(out, 0, NCARD)
+    for i in range(keep):
+        j = i + <int>(next_random(rng) % <unsigned long long>(npool - i))
+        tmp = pool[i]
+        pool[i] = pool[j]
+        pool[j] = tmp
+        out[pool[i]] += 1
+    return 0
+
+
+cdef bint hall_ok(const int* left, const int* cap, const int* masks) noexcept nogil:
+    # Whether the cards still to place (left[cat]) fit the holders' room (cap[h], h = three
+    # seats then the kitty; masks[h] bit cat = void there): for every set of categories, its
+    # cards fit the room of the holders that take any of them.
+    cdef int subset, cat, h, need, room
+    for subset in range(1, 32):
+        need = 0
+        for cat in range(5):
+            if subset >> cat & 1:
+                need += left[cat]
+        if need == 0:
+            continue
+        room = 0
+        for h in range(4):
+            if (~masks[h]) & subset:
+                room += cap[h]
+        if need > room:
+            return False
+    return True
+
+
+cdef int sample_with_kitty(const Table* t, const unsigned char* unseen, const int* sizes,
+                           const int* voids, int kitty_size, unsigned long long* rng,
+                           unsigned char* world, unsigned char* kitty) noexcept nogil:
+    # The unseen cards dealt to the three other seats (their sizes, no card of a suit a seat
+    # is void in) and to a hidden kitty of `kitty_size`: card by card in a random order, each
+    # to a random holder with room that takes it and leaves the rest placeable (hall_ok).
+    # Consistent with what the seat knows, though not exactly uniform. Returns -1 when
+    # nothing fits.
+    cdef int pool[108]
+    cdef int left[5]
+    cdef int cap[4]
+    cdef int masks[4]
+    cdef int order[4]
+    cdef int n = 0, i, j, k, c, h, cat, tmp, placed
+    memset(left, 0, sizeof(left))
+    for c in range(NCARD):
+        for i in range(unseen[c]):
+            pool[n] = c
+            n += 1
+        left[t.cat[c]] += unseen[c]
+    for h in range(3):
+        cap[h] = sizes[h]
+        masks[h] = voids[h]
+    cap[3] = kitty_size
+    masks[3] = 0
+    if not hall_ok(left, cap, masks):
+        return -1
+    memset(world, 0, 3 * NCARD)
+    memset(kitty, 0, NCARD)
+    for i in range(n):
+        j = i + <int>(next_random(rng) % <unsigned long long>(n - i))
+        tmp = pool[i]
+        pool[i] = pool[j]
+        pool[j] = tmp
+        c = pool[i]
+        cat = t.cat[c]
+        for k in range(4):
+            order[k] = k
+        for k in range(3, 0, -1):
+            j = <int>(next_random(rng) % <unsigned long long>(k + 1))
+            tmp = order[k]
+            order[k] = order[j]
+            order[j] = tmp
+        left[cat] -= 1
+        placed = 0
+        for k in range(4):
+            h = order[k]
+            if cap[h] == 0 or (masks[h] >> cat & 1):
+                continue
+            cap[h] -= 1
+            if hall_ok(left, cap, masks):
+                if h == 3:
+                    kitty[c] += 1
+                else:
+                    world[h * NCARD + c] += 1
+                placed = 1
+                break
+            cap[h] += 1
+        if not placed:
+            return -1
+    return 0
+
+
+def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
+           int attacker_points, int penalty, unseen, sizes, void_masks, known, kitty,
+           plays, int skip, int worlds, str rollout_policy, unsigned long long seed,
+           str objective="levels", bint bury=False):
+    """Mean score for the seat's team of each candidate over worlds skip .. skip+worlds-1 of
+    the sequence `seed` draws (common to every candidate: a world and each candidate's
+    rollout in it depend only on (seed, world index, candidate)).
+
+    Count vectors (54 bytes): `hand`, `unseen` (every card the seat cannot place: the other
+    hands and, when `kitty` is None, the 8 kitty cards), each of `known` (per other seat in
+    seat order after `seat`, the cards it is known to hold, already out of `unseen`), `kitty`
+    (the buried cards the dealer knows, or None), every candidate in `plays`, and `trick`'s
+    plays (so far, from `leader`). `sizes` and `void_masks` (bit cat = void) are the other
+    seats'. `attacker_points` captured so far, `penalty` the throw penalties so far (signed,
+    to the attackers' score). With `bury`, the seat is the dealer holding 33 cards and each
+    candidate is the 8 cards it buries; then the dealer leads the first trick.
+    Raises ValueError when no world fits."""
+    cdef Table t
+    cdef unsigned char h[54]
+    cdef unsigned char u[54]
+    cdef unsigned char kit[54]
+    cdef unsigned char world_kitty[54]
+    cdef unsigned char kn[3 * 54]
+    cdef unsigned char world[3 * 54]
+    cdef unsigned char base_hands[4 * 54]
+    cdef unsigned char hands[4 * 54]
+    cdef CTrick root, tr
+    cdef int sz[3]
+    cdef int vm[3]
+    cdef int n = len(plays), k, w, s, c, team = seat & 1, kind, bad = 0, got, pen
+    cdef int hidden_kitty, total_unseen = 0, total_sizes = 0
+    cdef unsigned long long rng = seed, rollout_rng, play_hash
+    cdef unsigned char* cand
+    cdef double* total
+    cdef double level_weight, margin_weight
+    if rollout_policy not in ROLLOUTS:
+        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
+    kind = ROLLOUTS[rollout_policy]
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    level_weight, margin_weight = OBJECTIVES[objective]
+    if len(trick) > 3 or (bury and len(trick)):
+        raise ValueError("a trick in progress has at most three plays (none at the burial)")
+    build_classic_table(&t, trump_rank, trump_suit)
+    load54(hand, h)
+    load54(unseen, u)
+    hidden_kitty = 8 if kitty is None else 0
+    if kitty is not None:
+        load54(kitty, kit)
+    else:
+        memset(kit, 0, NCARD)
+    for s in range(3):
+        load54(known[s], kn + s * NCARD)
+        sz[s] = sizes[s] - vec_cards(kn + s * NCARD)
+        vm[s] = void_masks[s]
+        if sz[s] < 0:
+            raise ValueError("a seat is known to hold more cards than it has")
+        total_sizes += sz[s]
+    for c in range(NCARD):
+        total_unseen += u[c]
+    if total_unseen != total_sizes + hidden_kitty:
+        raise ValueError(f"{total_unseen} unseen cards for {total_sizes} hidden places and "
+                         f"a kitty of {hidden_kitty}")
+    memset(&root, 0, sizeof(CTrick))
+    root.leader = leader
+    root.n = len(trick)
+    for k in range(root.n):
+        load54(trick[k], root.plays + k * NCARD)
+    if root.n:
+        lead_format_c(&t, root.plays, &root.f)
+    cand = <unsigned char*>malloc(n * NCARD + 1)
+    total = <double*>malloc((n + 1) * sizeof(double))
+    if cand == NULL or total == NULL:
+        free(cand)
+        free(total)
+        raise MemoryError()
+    try:
+        for k in range(n):
+            load54(plays[k], cand + k * NCARD)
+            total[k] = 0.0
+        with nogil:
+            for w in range(skip + worlds):
+                if hidden_kitty:
+                    if sample_with_kitty(&t, u, sz, vm, hidden_kitty, &rng, world, world_kitty):
+                        bad = 1
+                        break
+                else:
+                    memcpy(world_kitty, kit, NCARD)
+                    if sample_world_c(&t, u, sz, vm, &rng, world) != 0:
+                        bad = 1
+                        break
+                if w < skip:
+                    continue
+                memcpy(base_hands + seat * NCARD, h, NCARD)
+                for s in range(3):
+                    for c in range(NCARD):
+                        base_hands[((seat + 1 + s) & 3) * NCARD + c] = world[s * NCARD + c] \
+                            + kn[s * NCARD + c]
+                for k in range(n):
+                    memcpy(hands, base_hands, 4 * NCARD)
+                    tr = root
+                    pen = penalty
+                    for c in range(NCARD):
+                        hands[seat * NCARD + c] -= cand[k * NCARD + c]
+                    if bury:
+                        memcpy(world_kitty, cand + k * NCARD, NCARD)
+                        tr.leader = seat
+                        tr.n = 0
+                    elif tr.n == 0:
+                        # The candidate is a lead: back into the hand, then led (a throw is
+                        # checked against this world's hands).
+                        for c in range(NCARD):
+                            hands[seat * NCARD + c] += cand[k * NCARD + c]
+                        lead_with(&t, hands, &tr, cand + k * NCARD, declarers, &pen)
+                    else:
+                        memcpy(tr.plays + tr.n * NCARD, cand + k * NCARD, NCARD)
+                        tr.n += 1
+                    play_hash = 0
+                    for c in range(NCARD):
+                        play_hash = play_hash * 3 + cand[k * NCARD + c]
+                    rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
+                        ^ (play_hash * 0x9FB21C651E98DF25ULL)
+                    got = finish_round(&t, hands, world_kitty, &tr, declarers, kind,
+                                       &rollout_rng, &pen)
+                    total[k] += team_score(attacker_points + got + pen, team, declarers,
+                                           level_weight, margin_weight)
+        if bad:
+            raise ValueError("no deal of the unseen cards fits the hand sizes, known cards and voids")
+        return [total[k] / worlds for k in range(n)]
+    finally:
+        free(cand)
+        free(total)
+
+
+def checked_rule_rounds(int rounds, unsigned long long seed, str policy="rule"):
+    """Plays `rounds` fresh classic deals (trump drawn per deal, a random burial) with the
+    rollout policy in every seat, checking every lead and follow against the referee's rules;
+    returns the attacker scores. Raises AssertionError on an illegal play (for the tests)."""
+    cdef Table t
+    cdef unsigned char hands[4 * 54]
+    cdef unsigned char kitty[54]
+    cdef unsigned char held[54]
+    cdef unsigned char attempt[54]
+    cdef int pool[108]
+    cdef CTrick tr
+    cdef unsigned long long rng = seed
+    cdef int r, i, c, seat, winner, points, attackers, declarers, npool, pen, kind = ROLLOUTS[policy]
+    out = []
+    for r in range(rounds):
+        build_classic_table(&t, <int>(next_random(&rng) % 13), <int>(next_random(&rng) % 5) - 1)
+        npool = 0
+        for c in range(NCARD):
+            pool[npool] = c
+            pool[npool + 1] = c
+            npool += 2
+        draw_subset(pool, npool, 8, &rng, kitty)
+        memset(hands, 0, 4 * NCARD)
+        for i in range(8, 108):
+            hands[((i - 8) % 4) * NCARD + pool[i]] += 1
+        memset(&tr, 0, sizeof(CTrick))
+        tr.leader = <int>(next_random(&rng) % 4)
+        declarers = tr.leader & 1
+        attackers = 0
+        pen = 0
+        while vec_cards(hands + tr.leader * NCARD):
+            memcpy(held, hands + tr.leader * NCARD, NCARD)
+            if kind == ROLLOUT_RULE:
+                lead_rule(&t, hands, tr.leader, attempt)
+            else:
+                classic_random_lead(&t, hands + tr.leader * NCARD, &rng, attempt)
+            if classic_lead_error(&t, held, attempt) != 0:
+                raise AssertionError("the policy led an illegal play")
+            lead_with(&t, hands, &tr, attempt, declarers, &pen)
+            for i in range(1, 4):
+                seat = (tr.leader + i) & 3
+                memcpy(held, hands + seat * NCARD, NCARD)
+                if kind == ROLLOUT_RULE:
+                    follow_rule(&t, hands, seat, &tr, tr.plays + i * NCARD)
+                else:
+                    classic_random_follow(&t, hands + seat * NCARD, &tr.f, &rng, tr.plays + i * NCARD)
+                if classic_follow_error(&t, held, &tr.f, tr.plays + i * NCARD) != 0:
+                    raise AssertionError("the policy made an illegal follow")
+                for c in range(NCARD):
+                    hands[seat * NCARD + c] -= tr.plays[i * NCARD + c]
+                tr.n = i + 1
+            points = 0
+            for i in range(4):
+                points += vec_points(&t, tr.plays + i * NCARD)
+            winner = (tr.leader + classic_trick_winner_c(&t, tr.plays, 4)) & 3
+            if (winner & 1) != declarers:
+                attackers += points
+            tr.leader = winner
+            tr.n = 0
+        for c in range(4 * NCARD):
+            if hands[c]:
+                raise AssertionError("a hand is not empty when the leader's is")
+        if (winner & 1) != declarers:
+            attackers += vec_points(&t, kitty) * kitty_multiplier_c(&tr.f)
+        out.append(max(0, attackers + pen))
+    return out
+
+
+def sample_worlds(int trump_rank, int trump_suit, unseen, sizes, void_masks, int kitty_size,
+                  int count, unsigned long long seed):
+    """`count` worlds of `sample_with_kitty` as (three hands, kitty) count-vector bytes (for
+    the tests). Raises ValueError when nothing fits."""
+    cdef Table t
+    cdef unsigned char u[54]
+    cdef unsigned char world[3 * 54]
+    cdef unsigned char kitty[54]
+    cdef int sz[3]
+    cdef int vm[3]
+    cdef int s, i
+    cdef unsigned long long rng = seed
+    build_classic_table(&t, trump_rank, trump_suit)
+    load54(unseen, u)
+    for s in range(3):
+        sz[s] = sizes[s]
+        vm[s] = void_masks[s]
+    out = []
+    for i in range(count):
+        if sample_with_kitty(&t, u, sz, vm, kitty_size, &rng, world, kitty):
+            raise ValueError("no deal of the unseen cards fits the sizes and voids")
+        out.append((bytes(world[:3 * 54]), bytes(kitty[:54])))
+    return out

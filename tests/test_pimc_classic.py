@@ -1,0 +1,123 @@
+"""The `classic` PIMC teacher (games/shengji/_pimc_classic.pyx): its rollout policies play
+only legal classic moves, its worlds are consistent with what the seat knows, it scores play
+decisions (throws included) and the burial, and generation records the classic decisions
+(declarations by the rule bot, the burial card by card, play) for the student."""
+import json
+
+import numpy as np
+import pytest
+
+from openlandlord.agents import make
+from openlandlord.agents.loop import answer, decisions, drive
+from openlandlord.cli import main
+from openlandlord.games import spec
+from openlandlord.games.shengji import _pimc_classic as native
+from openlandlord.games.shengji import pimc
+from openlandlord.games.shengji.classic import ClassicTable
+from openlandlord.games.shengji.rules import Rules
+
+SHENGJI = spec("shengji")
+
+
+@pytest.mark.parametrize("policy", ["rule", "random"])
+def test_rollout_policies_play_legal_classic_rounds(policy):
+    scores = native.checked_rule_rounds(300, 5, policy)    # raises on any illegal lead or follow
+    assert len(scores) == 300 and min(scores) >= 0 and all(s % 5 == 0 for s in scores)
+
+
+def test_the_rule_rollout_beats_the_random_one_as_attackers():
+    # Not a proof of strength, a sanity check of the direction: in self-play the two sides
+    # play alike, but a rule policy must not give away its points as random play does.
+    rule = np.mean(native.checked_rule_rounds(400, 9, "rule"))
+    rand = np.mean(native.checked_rule_rounds(400, 9, "random"))
+    assert 20 < rule < 200 and 20 < rand < 200
+
+
+def test_worlds_with_a_hidden_kitty_respect_sizes_voids_and_cards():
+    rules = Rules.classic("7", "H")
+    rng = np.random.default_rng(3)
+    deck = np.repeat(np.arange(54), 2)
+    for trial in range(30):
+        unseen_ids = rng.choice(deck, size=8 + 3 * 6, replace=False)
+        unseen = np.bincount(unseen_ids, minlength=54).astype(np.uint8)
+        masks = [int(rng.integers(0, 32)) & 0b01111 for _ in range(3)]
+        try:
+            worlds = native.sample_worlds(rules.rank_index, rules.suit_index, unseen, [6, 6, 6], masks, 8, 5, trial)
+        except ValueError:
+            continue                      # the voids leave no room: refused, never a bad world
+        cat = ClassicTable(rules.rank_index, rules.suit_index).cat
+        for hands, kitty in worlds:
+            hands = np.frombuffer(hands, np.uint8).reshape(3, 54)
+            kitty = np.frombuffer(kitty, np.uint8)
+            assert (hands.sum(axis=0) + kitty == unseen).all()
+            assert list(hands.sum(axis=1)) == [6, 6, 6] and kitty.sum() == 8
+            for s in range(3):
+                for k in range(5):
+                    if masks[s] >> k & 1:
+                        assert hands[s][cat == k].sum() == 0
+
+
+def _classic_positions(deals=2, seed=2_000_000_000):
+    """(state copy, decision with its complete legal moves) along rule:expert classic deals."""
+    bot = make("rule:expert", 1)
+    out = []
+    for d in range(deals):
+        state = SHENGJI.new_deal(seed + d, rules="classic", dealer=d % 4, trump_rank="any")
+
+        def choose(dec):
+            if dec.legal is not None and len(dec.legal) > 1 and dec.obs.phase in ("play", "bury"):
+                legal = dec.legal if dec.prefix is None else sorted(
+                    {SHENGJI.complete(state, c, dec.obs) for c in dec.legal})
+                out.append((dec.obs, legal))
+            return answer(bot, dec) if dec.legal is not None else None
+        drive(decisions(state, SHENGJI.legal_cap), choose)
+    return out
+
+
+def test_search_scores_every_classic_decision_and_is_deterministic():
+    positions = _classic_positions()
+    phases = {obs.phase for obs, _ in positions}
+    assert phases == {"bury", "play"}
+    throws = 0
+    for obs, legal in positions[::3]:
+        decision = pimc.decision(obs, legal, "points")
+        assert decision.searched
+        which = list(range(len(legal)))
+        a = decision.search(which, 0, 3, "rule", 11)
+        assert a == decision.search(which, 0, 3, "rule", 11)          # same seed, same scores
+        assert len(a) == len(legal) and all(np.isfinite(a))
+        throws += any(len(set(m)) > 2 and not obs.trick for m in legal)
+    assert throws > 0                                                   # throws were searched
+
+
+def test_declarations_take_the_rule_bots_scores():
+    state = SHENGJI.new_deal(5, rules="classic")
+    while state.phase == "declare" and len(state.legal_moves()) < 2:
+        state.play(state.legal_moves()[0])
+    if state.phase != "declare":
+        pytest.skip("no declaration choice in this deal")
+    obs, legal = state.observation(state.current_seat), state.legal_moves()
+    decision = pimc.decision(obs, legal, "levels")
+    assert not decision.searched
+    agent = make("pimc:worlds=4", 1)
+    assert np.allclose(agent.scores(obs, legal), decision.rule_scores())
+
+
+def test_generate_records_classic_burial_declarations_and_play(tmp_path):
+    from openlandlord.distill import dataset
+
+    out = tmp_path / "data"
+    assert main(["generate", "--game", "shengji", "--rules", "classic", "--trump-rank", "any",
+                 "--teacher", "pimc:worlds=2,objective=points", "--deals", "2", "--workers", "1",
+                 "--out", str(out)]) == 0
+    ds = dataset.open(str(out))
+    phases = {}
+    for record in ds.records():
+        key = (record.obs.phase, record.factored >= 0)
+        phases[key] = phases.get(key, 0) + 1
+    # The burial built card by card (8 steps a deal), declarations and play, all recorded.
+    assert phases.get(("bury", True), 0) >= 8 * 2 - 4
+    assert phases.get(("play", False), 0) > 20
+    assert any(phase == "declare" for phase, _ in phases), phases
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["rules"] == {"rules": "classic", "trump_rank": "any"}
