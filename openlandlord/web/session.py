@@ -22,7 +22,7 @@ import numpy as np
 
 from ..agents import answer, checked_choice, decisions, make, parse_spec
 from ..errors import UserError
-from ..games import GAMES, spec as game_spec
+from ..games import GAMES, all_options, spec as game_spec
 from . import ranking, records, views
 
 HUMAN = "human"
@@ -100,15 +100,16 @@ def check_request(body) -> tuple[str, dict, list[str], int, str]:
     if not isinstance(body, dict):
         raise UserError("the request body must be a JSON object such as "
                         '{"game": "doudizhu", "seats": ["human", "rule", "rule"]}')
-    unknown = set(body) - {"game", "rules", "bidding", "mode", "seats", "seed", "player", "record"}
+    fields = {"game", "seats", "seed", "player", "record"}
+    unknown = set(body) - fields - set(all_options())
     if unknown:
-        raise UserError(f"unknown field(s) {', '.join(sorted(unknown))}; the fields are game, "
-                        "rules or bidding (mode), seats, seed, player, record")
+        raise UserError(f"unknown field(s) {', '.join(sorted(unknown))}; the fields are "
+                        + ", ".join(sorted(fields | set(all_options()))))
     game = body.get("game", "doudizhu")
     if game not in GAMES:
         raise UserError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     g = game_spec(game)
-    given = {k: body[k] for k in ("rules", "bidding", "mode") if body.get(k) is not None}
+    given = {k: body[k] for k in all_options() if body.get(k) is not None}
     for key, value in given.items():
         if not isinstance(value, str):
             raise UserError(f"{key} must be a string, got {value!r}")

@@ -100,6 +100,7 @@ async function startGame() {
   } catch (e) {
     $("error").textContent = e.message;
     $("table").hidden = false;
+    $("table").dataset.version = (+($("table").dataset.version || 0) + 1).toString();
   }
 }
 
@@ -113,6 +114,7 @@ function show(state) {
   $("table").dataset.done = state.done;
   $("table").dataset.humanToMove = state.human_to_move;
   $("table").dataset.hint = state.hint === null ? "" : state.hint;
+  $("table").dataset.version = (+($("table").dataset.version || 0) + 1).toString();
   $("summary").innerHTML = "";
   for (const line of view.summary) $("summary").append(el("div", {}, line));
 
@@ -283,6 +285,7 @@ async function sendMove(text) {
     show(await api("POST", `/api/games/${GAME.id}/move?advice=${$("hint-toggle").checked ? 1 : 0}`, { move: text }));
   } catch (e) {
     $("error").textContent = e.message;
+    $("table").dataset.version = (+($("table").dataset.version || 0) + 1).toString();
   }
 }
 
