@@ -28,8 +28,9 @@ TARGET_US = 20.0   # the per-decision budget of the native featurizer (issue 21)
 
 
 def variants(game: str) -> list[dict]:
-    """Every combination of the game's deal options, in the spec's order."""
-    options = [o for o in spec(game).options if o.deal]
+    """Every combination of the game's deal options that change the rules, in the spec's
+    order (Shengji's `trump_rank` only changes the levels, which the corpus varies itself)."""
+    options = [o for o in spec(game).options if o.deal and o.record_default]
     return [dict(zip((o.name for o in options), values))
             for values in itertools.product(*(o.choices for o in options))]
 

@@ -54,6 +54,10 @@ cdef int S_LED = _py._S_LED
 cdef int S_VOID = _py._S_VOID
 cdef int S_POS = _py._S_POS
 cdef int S_CHAIN = _py._S_CHAIN
+cdef int S_KITTY = _py._S_KITTY
+cdef int S_DECLARED = _py._S_DECLARED
+cdef int SEAT_CLASSIC = _py._SEAT_CLASSIC
+cdef int CTX_CLASSIC = _py._CTX_CLASSIC
 cdef int A_CNT = _py._A_CNT
 cdef int A_N = _py._A_N
 cdef int A_KIND = _py._A_KIND
@@ -278,6 +282,55 @@ cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
     for i in range(n):
         if a[i] != b[i]:
             return 1 if a[i] > b[i] else -1
+    return 0
+
+
+cdef int classic_planes(obs, float* t, const int* order, const int* rel, int played[NSEAT][NS],
+                        int in_trick[NSEAT][NS], int decl, _Trump tr) except -1:
+    """features._classic_planes, natively."""
+    cdef int kit[NS]
+    cdef int held[NS]
+    cdef int taken[NSEAT]
+    cdef int i, c, k, s, n, declarer = -1, penalty = 0, kitty_points
+    cdef float* row
+    memset(kit, 0, sizeof(kit))
+    memset(held, 0, sizeof(held))
+    memset(taken, 0, sizeof(taken))
+    kitty = obs.kitty
+    kitty_points = add_cards(kitty, kit, tr.points)
+    declaration = obs.declaration
+    if declaration:
+        declarer = seat_of(declaration[0])
+        add_cards(declaration[1], held, tr.points)
+        for c in range(NS):
+            held[c] -= played[declarer][c] + in_trick[declarer][c]
+            if held[c] < 0:
+                held[c] = 0
+    for i in range(NS):
+        c = order[i]
+        row = t + i * FS
+        row[V + S_KITTY] = <float>(kit[c] / 2.0)
+        row[V + S_DECLARED] = <float>(held[c] / 2.0)
+    for item in obs.failed_throws:
+        s = seat_of(item[0])
+        n = len(item[1]) - len(item[2])
+        taken[s] += n
+        penalty += (10 if s % 2 == decl else -10) * n
+    for k in range(NSEAT):
+        row = t + (NS + k) * FS
+        row[V + SEAT_CLASSIC] = rel[k] == declarer
+        row[V + SEAT_CLASSIC + 1] = <float>(taken[rel[k]] / 8.0)
+    row = t + (NS + NSEAT) * FS
+    phase = obs.phase
+    row[V + CTX_CLASSIC] = phase == "declare"
+    row[V + CTX_CLASSIC + 1] = phase == "bury"
+    row[V + CTX_CLASSIC + 2] = <float>(penalty / 100.0)
+    row[V + CTX_CLASSIC + 3] = <float>(kitty_points / 100.0)
+    if declaration:
+        cards = declaration[1]
+        row[V + CTX_CLASSIC + 4] = <float>(len(cards) / 2.0)
+        row[V + CTX_CLASSIC + 5] = all(card in ("SJ", "BJ") for card in cards)
+    row[V + CTX_CLASSIC + 6] = not kitty and phase != "bury"
     return 0
 
 
@@ -518,6 +571,8 @@ def featurize(obs, legal):
         total += unseen[c] * tr.points[c]
     row[V + 17] = <float>(total / 200.0)
     row[V + 18] = obs.phase == "play"
+    if tr.classic:
+        classic_planes(obs, t, order, rel, played, in_trick, decl, tr)
 
     # Actions.
     cdef list moves = legal if type(legal) is list else list(legal)

@@ -29,6 +29,13 @@ State tokens (T = 59, Fs = 32), every token [type one-hot 3 | 29 type-specific v
   - 1 context token: both levels (mine first), trump rank, no-trump, I declare, attacker and
     declarer points, tricks done, plays in this trick, points on the table, the lead's size
     and kind, leading or not, ruleset, unseen points.
+  - ruleset `classic` planes, in columns the `tractor` ruleset leaves at zero (its arrays, and
+    so its students, are unchanged): per slot, the count in my buried kitty (the dealer) and
+    in the standing declaration still held by its declarer; per seat, whether it made the
+    standing declaration and the cards it took back from failed throws / 8; in the context,
+    the phase (declare, bury), the throw penalty so far / 100 (signed to the attackers), my
+    kitty's points / 100, the declaration's size / 2, whether it is a joker pair (no trump),
+    and whether a kitty is hidden from me (tests/test_features_classic.py).
 
 Actions (Fa = 77): count / 2 per slot (54); cards / 8; single, pair, tractor, other; pairs / 4;
 the share of the play in trumps, then in each plain suit block (columns 1-3 for blocks 1-3;
@@ -87,6 +94,12 @@ _V = 3                                   # first type-specific column
 # Slot token columns (offsets from _V).
 _S_GROUP, _S_TRUMP, _S_STRENGTH, _S_RANK, _S_POINTS, _S_MINE, _S_UNSEEN = 0, 6, 7, 8, 9, 10, 11
 _S_PLAYED, _S_TRICK, _S_LED, _S_VOID, _S_POS, _S_CHAIN = 12, 16, 20, 21, 24, 25
+# Ruleset `classic` planes (zero in every `tractor` position, so the tractor arrays and its
+# students are unchanged): the slot in my buried kitty, in the standing declaration still
+# held by its declarer.
+_S_KITTY, _S_DECLARED = 26, 27
+# Seat columns 19-20 and context columns 19-25, likewise (see the docstring).
+_SEAT_CLASSIC, _CTX_CLASSIC = 19, 19
 # Action columns.
 _A_CNT, _A_N, _A_KIND, _A_PAIRS, _A_CAT = 0, 54, 55, 59, 60
 _A_PARTIAL, _A_NEED, _A_WINS, _A_POINTS, _A_GAIN, _A_TRUMPS, _A_STRENGTH, _A_LED = range(65, 73)
@@ -289,12 +302,52 @@ def featurize_python(obs, legal) -> dict:
     ctx[_V + 16] = obs.rules == "classic"
     ctx[_V + 17] = int((v.unseen[o] * v.points).sum()) / 200.0
     ctx[_V + 18] = obs.phase == "play"
+    _classic_planes(obs, v, tokens)
 
     capacity = np.array([obs.cards_left[v.rel[k]] for k in (1, 2, 3)], np.int32)
     void = v.void[1:, v.cat].astype(np.float32)
     return {"state_tokens": tokens, "actions": _action_features(obs, legal, v), "role": _role(obs),
             "unseen": np.maximum(v.unseen[o], 0).astype(np.int32), "capacity": capacity,
             "void": void}
+
+
+def _classic_planes(obs, v: _View, tokens: np.ndarray) -> None:
+    """What only a `classic` round shows (all zero in `tractor`): my buried kitty (the dealer,
+    once it buried), the standing declaration (its cards its declarer still holds, who made
+    it, a single, a pair or a joker pair), the cards each seat took back from failed throws
+    and the penalty so far, the phase (declare, bury), and whether a kitty is hidden from me."""
+    if obs.rules != "classic":
+        return
+    o = v.order
+    s = tokens[:NUM_SLOTS]
+    kitty = _vector(obs.kitty)
+    s[:, _V + _S_KITTY] = kitty[o] / 2.0
+    declarer = -1
+    if obs.declaration:
+        declarer, cards = obs.declaration
+        k = v.rel.index(declarer)
+        held = np.maximum(_vector(cards) - v.played[k] - v.in_trick[k], 0)
+        s[:, _V + _S_DECLARED] = held[o] / 2.0
+    taken = [0] * NUM_SEATS
+    penalty = 0
+    for seat, tried, done in obs.failed_throws:
+        taken[seat] += len(tried) - len(done)
+        penalty += (10 if seat % 2 == obs.declarers else -10) * (len(tried) - len(done))
+    for k, seat in enumerate(v.rel):
+        row = tokens[NUM_SLOTS + k]
+        row[_V + _SEAT_CLASSIC] = seat == declarer
+        row[_V + _SEAT_CLASSIC + 1] = taken[seat] / 8.0
+    ctx = tokens[NUM_SLOTS + NUM_SEATS]
+    c = _V + _CTX_CLASSIC
+    ctx[c] = obs.phase == "declare"
+    ctx[c + 1] = obs.phase == "bury"
+    ctx[c + 2] = penalty / 100.0
+    ctx[c + 3] = int((kitty * v.card_points).sum()) / 100.0
+    if obs.declaration:
+        cards = obs.declaration[1]
+        ctx[c + 4] = len(cards) / 2.0
+        ctx[c + 5] = all(card in ("SJ", "BJ") for card in cards)
+    ctx[c + 6] = not obs.kitty and obs.phase != "bury"
 
 
 def _kind(slot_counts: np.ndarray, v: _View) -> int:
