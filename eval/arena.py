@@ -413,7 +413,7 @@ def run(args) -> int:
     with artefacts.exclusive_outputs(outputs, getattr(args, "force", False)):
         deal_set = resolve_deal_set(args.game, args.deals, args.deal_set, args.seed,
                                     explicit_options(args))
-        result, _ = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
+        result, games = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
                              args.workers, progress=True, backend=getattr(args, "backend", "local"),
                              address=getattr(args, "address", None))
         print(format_table(result))
@@ -424,6 +424,11 @@ def run(args) -> int:
             with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
                 report.write_eval_report(result, str(staging))
             print(f"report: {os.path.join(args.report, 'report.md')}")
+        if not getattr(args, "no_records", False):
+            from . import records     # a few games replayed and kept for the web table's replays
+            result["records"] = records.record_games(deal_set, args.agent, args.opponent, args.seed,
+                                                     games, getattr(args, "ledger", None))
+            print(f"records: {result['records']}")
         ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
                       deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},
                       result=ledger_figures(result), seeds={"seed": args.seed},

@@ -31,22 +31,6 @@ class _EnoughRounds(Exception):
     """The `--rounds N` rounds of a match are played."""
 
 
-class _Recorded:
-    """An agent whose scores of a listed decision are kept for the game record."""
-
-    def __init__(self, agent, table):
-        self.agent, self.table = agent, table
-        self.name = agent.name
-        if hasattr(agent, "choose_play"):
-            self.choose_play = agent.choose_play
-
-    def scores(self, obs, legal):
-        scores = self.agent.scores(obs, legal)
-        if self.table.listed:
-            self.table.recorder.on_scores(legal, scores)
-        return scores
-
-
 class _Table:
     """One deal (or match) at the terminal: the printing around the decision loop."""
 
@@ -60,22 +44,19 @@ class _Table:
         self.state = self.spec.new_game(seed, **options)
         self.recorder = records.Recorder(game, options, seed, specs, "play")
         self.narrator = views.narrator(self.state, self.names)
-        self.listed = False
         self._answered = False
         agents = [make(spec, seed=seed * 10 + i) for i, spec in enumerate(specs)]
-        self.agents = [a if s == "human" else _Recorded(a, self) for a, s in zip(agents, specs)]
+        self.agents = [a if s == "human" else self.recorder.watched(a) for a, s in zip(agents, specs)]
 
     def on_decision(self, decision) -> None:
         self._answered = True
-        self.listed = decision.legal is not None and decision.prefix is None
+        self.recorder.on_decision(decision)
 
     def on_move(self, seat: int, move) -> None:
         forced = not self._answered
         self._answered = False
-        if forced:
-            self.recorder.on_scores(None, None)
-            if seat in self.humans:
-                print(self.spec.render(self.position))
+        if forced and seat in self.humans:
+            print(self.spec.render(self.position))
         self.recorder.on_move(seat, move)
         text = self.spec.describe_move(move) or "pass"
         print(f"seat {seat} ({self.names[seat]}): {text}"

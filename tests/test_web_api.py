@@ -1,5 +1,7 @@
 """The web table's JSON API (`openlandlord serve`): every endpoint, and bad input refused with
 a 400 and a message while the server keeps serving."""
+import os
+
 import pytest
 
 starlette = pytest.importorskip("starlette", reason="the [web] extra (starlette) is not installed")
@@ -150,3 +152,37 @@ def test_record_frames_rebuild_every_hand(tmp_path):
     frames = records.frames(recorder.record(state))
     assert frames[0]["seats"][0]["hand"][0]["cards"] == list(spec("doudizhu").new_game(5).hands()[0])
     assert frames[-1]["result"] == spec("doudizhu").describe_end(state)
+
+
+def test_eval_keeps_replayable_records_beside_its_ledger(tmp_path, capsys):
+    import json
+
+    from openlandlord.cli import main
+    ledger = tmp_path / "ledger.jsonl"
+    args = ["eval", "--agent", "rule", "--opponent", "random", "--deals", "2", "--workers", "1",
+            "--ledger", str(ledger)]
+    assert main(args) == 0
+    entry = json.loads(ledger.read_text().splitlines()[-1])
+    folder = entry["result"]["records"]
+    assert folder.startswith(str(tmp_path / "records"))
+    files = sorted(os.listdir(folder))
+    assert len(files) == 6                      # 2 deals x 3 mirrored seatings, all under RECORDED
+    record = records.load(os.path.join(folder, files[0]))
+    assert record["source"] == "eval" and record["reproduced"] is True
+    assert record["seats"] == ["rule", "random", "random"]
+    frames = records.frames(record)
+    assert len(frames) == len(record["moves"]) + 1 and frames[-1]["result"]
+    assert main(args + ["--no-records"]) == 0
+    assert "records" not in json.loads(ledger.read_text().splitlines()[-1])["result"]
+    assert len(os.listdir(tmp_path / "records")) == 1
+
+
+def test_play_records_its_game(tmp_path, monkeypatch, capsys):
+    from openlandlord.cli import main
+    monkeypatch.setenv("OPENLANDLORD_RECORDS", str(tmp_path))
+    assert main(["play", "--game", "shengji", "--rounds", "1", "--seats", "rule,rule,rule,rule",
+                 "--seed", "3"]) == 0
+    listed = records.listing(str(tmp_path))
+    assert len(listed) == 1 and listed[0]["source"] == "play" and listed[0]["payoffs"]
+    assert main(["play", "--seats", "rule,rule,rule", "--seed", "3", "--no-record"]) == 0
+    assert len(records.listing(str(tmp_path))) == 1

@@ -43,7 +43,8 @@ def top_scores(game: str, legal, scores) -> list | None:
 
 class Recorder:
     """Collects one game's moves as it is played (`on_move` of the decision loop) and the
-    mover's scores (`on_scores`, just before its move)."""
+    mover's scores (`on_scores`, just before its move; `watched(agent)` reports an agent's
+    scores of every listed decision, told apart by `on_decision` of `play_deal`)."""
 
     def __init__(self, game: str, options: dict, seed: int, seats: list[str], source: str):
         self.game, self.options, self.seed = game, dict(options), int(seed)
@@ -52,6 +53,14 @@ class Recorder:
         self.movers: list[int] = []
         self.scores: list = []
         self._pending = None
+        self.listed = False
+
+    def on_decision(self, decision) -> None:
+        # A card-by-card build scores prefixes, not moves: those scores are not kept.
+        self.listed = decision.legal is not None and decision.prefix is None
+
+    def watched(self, agent):
+        return _Watched(agent, self)
 
     def on_scores(self, legal, scores) -> None:
         self._pending = top_scores(self.game, legal, scores)
@@ -71,6 +80,21 @@ class Recorder:
             out.update(result=_plain(state.result()), payoffs=[float(p) for p in state.payoffs()])
         out.update(extra)
         return out
+
+
+class _Watched:
+    """An agent whose scores of listed decisions go to a Recorder."""
+
+    def __init__(self, agent, recorder: Recorder):
+        self.agent, self.recorder, self.name = agent, recorder, agent.name
+        if hasattr(agent, "choose_play"):
+            self.choose_play = agent.choose_play
+
+    def scores(self, obs, legal):
+        scores = self.agent.scores(obs, legal)
+        if self.recorder.listed:
+            self.recorder.on_scores(legal, scores)
+        return scores
 
 
 def _plain(value):
