@@ -52,6 +52,9 @@ class Recipe:
     train_set: tuple     # extra `--set KEY=VALUE` for every training
     final_set: tuple = ()  # and for the last (shipped) student's training only
     round_set: tuple = ()  # and for every mix round's student (not the first student)
+    options: tuple = ()    # game options every generate and eval takes, as (name, value)
+                           # pairs (a flag given to ship wins)
+    models: str = ""       # the shipped folder's name under data/models (default: the game)
 
 
 # Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
@@ -60,6 +63,13 @@ class Recipe:
 # measurements that chose them.
 RECIPES = {name: Recipe(**game_spec(name).ship_recipe) for name in GAMES}
 QUICK = {name: Recipe(**game_spec(name).ship_quick_recipe) for name in GAMES}
+
+
+def recipe_for(game: str, options: dict | None, quick: bool = False) -> Recipe:
+    """The recipe of a game and its options: the spec's `ship_recipe_for(options, quick)` (a
+    Shengji `classic` student has its own), else the game's one recipe."""
+    found = game_spec(game).ship_recipe_for(dict(options or {}), quick)
+    return Recipe(**found) if found is not None else (QUICK if quick else RECIPES)[game]
 
 
 def _cli(*args) -> list[str]:
@@ -179,7 +189,8 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
-    recipe = recipes[game]
+    recipe = recipe_for(game, options, quick)
+    options = {**dict(recipe.options), **dict(options or {})}
     mix_deals = tuple(recipe.mix_deals if mix_deals is None else mix_deals)
     epochs = tuple(epochs or (recipe.epochs if mix_deals == recipe.mix_deals else ()))
     if len(epochs) != len(mix_deals) + 1 or min(epochs) < 1 or min(mix_deals, default=1) < 1:
@@ -320,8 +331,10 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--force", action="store_true",
                    help="replace a --ship folder that holds a student this run did not ship")
     args = p.parse_args(argv)
+    given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}
     ship_dir = args.ship or (str(Path(args.out) / "shipped") if args.quick
-                             else str(ROOT / "data" / "models" / args.game))
+                             else str(ROOT / "data" / "models" / (recipe_for(args.game, given).models
+                                                                    or args.game)))
     final_args = ["--deal-set", args.final_deal_set] if args.final_deal_set else None
     try:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,

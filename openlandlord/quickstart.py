@@ -118,7 +118,7 @@ def summary_rows(game: str, out: Path) -> list[tuple[str, str]]:
 
 def run(args) -> int:
     game = args.game
-    plan = DEFAULTS[game]
+    plan = dict(game_spec(game).quickstart_for(game_options(game, args)))
     # The game options given (`--bidding`, `--rules`) go to every stage that makes deals.
     given = {k: v for k, v in game_options(game, args).items() if getattr(args, k, None) is not None}
     flags = [x for name, value in given.items() for x in (game_spec(game).option(name).flag, value)]

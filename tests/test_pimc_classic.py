@@ -121,3 +121,16 @@ def test_generate_records_classic_burial_declarations_and_play(tmp_path):
     assert any(phase == "declare" for phase, _ in phases), phases
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["rules"] == {"rules": "classic", "trump_rank": "any"}
+
+
+def test_the_classic_ship_recipe(tmp_path, capsys):
+    from openlandlord.distill import ship
+
+    assert ship.main(["--game", "shengji", "--rules", "classic", "--out", str(tmp_path / "w"),
+                      "--dry-run"]) == 0
+    commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+    generate = [c for c in commands if c.startswith("openlandlord generate")]
+    assert generate and all("--rules classic --trump-rank any" in c for c in generate)
+    assert any("--deal-set shengji-classic-dev-260" in c for c in commands)
+    assert ship.recipe_for("shengji", {"rules": "classic"}).models == "shengji-classic"
+    assert ship.recipe_for("shengji", {}).teacher == ship.RECIPES["shengji"].teacher

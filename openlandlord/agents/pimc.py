@@ -73,9 +73,15 @@ class PimcAgent:
         return self._search(legal, decision, self.worlds or game.pimc_worlds)
 
     def choose_play(self, obs) -> tuple:
-        """A play too large to list (a Shengji void seat answering a long tractor): the
-        expert rule bot builds it card by card; it is not searched."""
-        bot = game_spec(obs.game).rule_bot("expert", None)
+        """A play too large to list: searched among the game's own short list of candidates
+        for it where it has one (a Shengji `classic` lead: every single, pair and tractor and
+        the throw of a suit's master units), else (a Shengji void seat answering a long
+        tractor) built card by card by the expert rule bot, not searched."""
+        game = game_spec(obs.game)
+        candidates = game.play_candidates(obs)
+        if candidates:
+            return candidates[int(np.argmax(self.scores(obs, candidates)))]
+        bot = game.rule_bot("expert", None)
         bot.rng = self.rng
         return bot.choose_play(obs)
 

@@ -191,6 +191,20 @@ class BaseSpec:
     def move_text(self, move) -> str:
         return move
 
+    def ship_recipe_for(self, options: dict, quick: bool = False):
+        """The `openlandlord ship` recipe for these game options, when they need their own
+        (None: the game's `ship_recipe` / `ship_quick_recipe`)."""
+        return None
+
+    def quickstart_for(self, options: dict) -> dict:
+        """The quickstart plan for these game options (default: the game's `quickstart`)."""
+        return self.quickstart
+
+    def play_candidates(self, obs):
+        """For a play too large to list, a short list of good legal candidates that a search
+        may choose among (None: the game has none; the rule bot builds the play)."""
+        return None
+
     def move_from_text(self, text: str):
         return text
 

@@ -295,13 +295,17 @@ def complete(state, prefix: tuple, obs) -> tuple:
     """The full play dataset generation scores a candidate prefix of a card-by-card build by:
     the prefix grown card by card with the cheapest card the referee offers (by trump-order strength, trumps
     dearest; point cards go last, or first when the partner is winning the trick: the expert
-    rule bot's discard order), sorted. END and an already complete prefix stay as they are."""
+    rule bot's discard order), sorted, until it is a complete play. END and an already
+    complete prefix stay as they are: so a `classic` lead is scored as the lead it already is
+    (a single grows into a pair, a tractor or a throw only by later steps), never completed
+    into a throw of its whole suit."""
     from . import trick_winner
     rules = rules_of(obs)
     cats, strength, points = (np.asarray(a) for a in card_table(rules))
     feed = bool(obs.trick) and obs.trick[trick_winner(rules, [c for _, c in obs.trick])][0] == (obs.seat + 2) % 4
     play = tuple(prefix)
-    while options := [o for o in state.factored_options(play) if o != END]:
+    while (offered := state.factored_options(play)) and END not in offered:
+        options = list(offered)
         ids = np.array([CARD_IDS[o] for o in options])
         value = (strength[ids] + 14 * (cats[ids] == 4)).astype(np.float64)
         value += (-3.0 if feed else 3.0) * points[ids]

@@ -86,6 +86,24 @@ class ShengjiSpec(BaseSpec):
                              train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
                                         "batch_size=32"))
 
+    # The full game (`--rules classic`): a generalist over every trump rank (and no trump,
+    # which declarations bring), its own dev set, shipped to data/models/shengji-classic.
+    # The classic teacher searches 16 worlds (docs/pimc.md measures it against rule:expert).
+    ship_classic_recipe = dict(teacher="pimc:objective=points,worlds=16", deals=600, mix_deals=(600,),
+                               mix_fraction=0.5, epochs=(6, 8),
+                               dev=["--deal-set", "shengji-classic-dev-260"],
+                               opponents=("rule:expert",), train_set=(), round_set=("lr=0.002",),
+                               options=(("rules", "classic"), ("trump_rank", "any")),
+                               models="shengji-classic")
+    ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
+                                     options=(("rules", "classic"), ("trump_rank", "any")),
+                                     models="shengji-classic")
+
+    def ship_recipe_for(self, options: dict, quick: bool = False):
+        if options.get("rules") == "classic":
+            return self.ship_classic_quick_recipe if quick else self.ship_classic_recipe
+        return None
+
     @property
     def observation_type(self):
         from .state import Observation
@@ -198,6 +216,15 @@ class ShengjiSpec(BaseSpec):
         """The full play a candidate prefix of a card-by-card build is scored by (datasets)."""
         from .rule import complete
         return complete(state, prefix, obs)
+
+    def play_candidates(self, obs):
+        """A `classic` lead too large to list (any cards of one suit may be led): the expert
+        rule bot's own lead candidates, every single, pair and tractor, and per plain suit
+        the throw of its master units."""
+        if obs.rules != "classic" or obs.phase != "play" or obs.trick:
+            return None
+        from .rule import _Table, _lead_candidates
+        return _lead_candidates(_Table(obs), True)
 
     def student_preset(self) -> dict:
         return dict(num_roles=4,
