@@ -39,10 +39,10 @@ AGENTS = ("rule:easy", "rule", "rule:expert", "pimc", "student:data/models/doudi
 RECORD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$")
 
 
-def create_app(records_folder: str | None = None, ranking_path: str | None = None,
-               keep_records: bool = True):
-    """The ASGI app. `records_folder` / `ranking_path` default to `records.default_folder()`
-    and `ranking.default_path()`."""
+def create_app(keep_records: bool = True):
+    """The ASGI app. Records go to `records.default_folder()` and points to
+    `ranking.default_path()` (the environment variables OPENLANDLORD_RECORDS and
+    OPENLANDLORD_RANKING move them)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
@@ -51,10 +51,6 @@ def create_app(records_folder: str | None = None, ranking_path: str | None = Non
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    if records_folder:
-        os.environ["OPENLANDLORD_RECORDS"] = records_folder
-    if ranking_path:
-        os.environ["OPENLANDLORD_RANKING"] = ranking_path
     tables = Tables(keep_records=keep_records)
 
     def error(message: str, status: int = 400):

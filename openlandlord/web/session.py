@@ -158,10 +158,8 @@ class Table:
 
     # -- the loop ----------------------------------------------------------------------------
     def _on_move(self, seat: int, move) -> None:
-        forced = not self._answered
+        forced = not self._answered      # the loop played it: the only legal move
         self._answered = False
-        if forced:
-            self.recorder.on_scores(None, None)
         self.recorder.on_move(seat, move)
         text = self.spec.describe_move(move) or "pass"
         self.log.append({"seat": seat, "move": text, "forced": forced,

@@ -228,20 +228,25 @@ function drawHint(state) {
   $("hint-move").textContent = a.move === "" ? "pass" : a.move;
   const scores = $("hint-scores");
   scores.innerHTML = "";
-  if (a.scores) {
-    const top = a.scores.slice(0, 15);
-    const hi = Math.max(...top.map((s) => s[1])), lo = Math.min(...a.scores.map((s) => s[1]));
-    for (const [move, score] of top) {
-      const row = el("div", { class: "bar-row" });
-      row.append(el("span", { class: "label" }, move === "" ? "pass" : move));
-      const bar = el("span", { class: "bar" });
-      bar.style.width = (hi > lo ? 4 + 20 * (score - lo) / (hi - lo) : 10) + "em";
-      row.append(bar, el("span", {}, score.toFixed(3)));
-      scores.append(row);
-    }
-    if (a.scores.length > 15) scores.append(el("div", {}, `... and ${a.scores.length - 15} more moves`));
-  }
+  if (a.scores) scores.append(scoreBars(a.scores, 15));
   drawBelief(a.belief, state.names);
+}
+
+// Scores as bars, best first: the first `shown` of them, the bar length relative to the range.
+function scoreBars(scores, shown) {
+  const box = el("div", { class: "score-bars" });
+  const top = scores.slice(0, shown);
+  const hi = Math.max(...top.map((s) => s[1])), lo = Math.min(...scores.map((s) => s[1]));
+  for (const [move, score] of top) {
+    const row = el("div", { class: "bar-row" });
+    row.append(el("span", { class: "label" }, move === "" ? "pass" : move));
+    const bar = el("span", { class: "bar" });
+    bar.style.width = (hi > lo ? 4 + 20 * (score - lo) / (hi - lo) : 10) + "em";
+    row.append(bar, el("span", {}, score.toFixed(3)));
+    box.append(row);
+  }
+  if (scores.length > shown) box.append(el("div", {}, `... and ${scores.length - shown} more moves`));
+  return box;
 }
 
 function drawBelief(belief, names) {
@@ -352,8 +357,8 @@ function showStep(i) {
   const sc = $("replay-scores");
   sc.innerHTML = "";
   if (f.scores) {
-    sc.append(el("div", {}, `${names[f.to_move]}'s scores:`));
-    for (const [m, v] of f.scores) sc.append(el("div", { class: "bar-row" }, `${m === "" ? "pass" : m}: ${v.toFixed(3)}`));
+    sc.append(el("div", {}, `${names[f.to_move]}'s scores of its best moves:`));
+    sc.append(scoreBars(f.scores, f.scores.length));
   } else if (f.to_move !== null) {
     sc.textContent = "(no scores: a forced move, or a person)";
   }
