@@ -74,12 +74,15 @@ function buildForm() {
   }
   const seats = $("seat-pickers");
   seats.innerHTML = "";
+  // Any agent spec can be typed; the list offers the usual ones.
+  const list = el("datalist", { id: "agent-specs" });
+  for (const a of META.agents) {
+    if (a.startsWith("student:") && !a.endsWith(game)) continue;
+    list.append(el("option", { value: a }));
+  }
+  seats.append(list);
   for (let i = 0; i < info.seats; i++) {
-    const s = el("select", { id: "seat-" + i });
-    for (const a of META.agents) {
-      if (a.startsWith("student:") && !a.endsWith(game)) continue;
-      s.append(el("option", { value: a }, a));
-    }
+    const s = el("input", { id: "seat-" + i, list: "agent-specs", size: "14" });
     s.value = i === 0 ? "human" : "rule";
     const label = el("label", {}, `seat ${i} `);
     label.append(s);
@@ -92,7 +95,7 @@ async function startGame() {
   const game = $("game").value;
   const body = { game, seats: [], player: $("player").value || "you" };
   for (const s of document.querySelectorAll("#options select")) body[s.dataset.option] = s.value;
-  for (let i = 0; i < META.games[game].seats; i++) body.seats.push($("seat-" + i).value);
+  for (let i = 0; i < META.games[game].seats; i++) body.seats.push($("seat-" + i).value.trim());
   if ($("seed").value !== "") body.seed = parseInt($("seed").value, 10);
   $("error").textContent = "";
   try {
