@@ -91,33 +91,67 @@ OL_INLINE OLK(v) OLK(exp)(OLK(v) x) {
     return (OLK(v))((OLK(i))p & ~under);
 }
 
-/* Softmax in place over the first `n` floats of a row of `np` (a multiple of 16) floats,
- * after multiplying them by `scale`; the padding lanes become 0. */
-OL_INLINE void OLK(softmax_row)(float *s, int n, int np, float scale) {
-    for (int j = n; j < np; j++) s[j] = -INFINITY;
-    OLK(v) mv = OLK(splat)(-INFINITY), sum = OLK(splat)(0.0f);
-    for (int j = 0; j < np; j += OL_W) {
-        OLK(v) v = OLK(load)(s + j);
-        if (scale != 1.0f) { v = v * scale; OLK(store)(s + j, v); }
-        mv = (OLK(v))(((OLK(i))mv & (mv >= v)) | ((OLK(i))v & ~(mv >= v)));
-    }
-    float m = mv[0];
-    for (int j = 1; j < OL_W; j++) m = mv[j] > m ? mv[j] : m;
-    mv = OLK(splat)(m);
-    for (int j = 0; j < np; j += OL_W) {
-        OLK(v) e = OLK(exp)(OLK(load)(s + j) - mv);
-        OLK(store)(s + j, e);
-        sum += e;
-    }
-    float total = 0.0f;
-    for (int j = 0; j < OL_W; j++) total += sum[j];
-    OLK(v) tv = OLK(splat)(total);
-    for (int j = 0; j < np; j += OL_W) OLK(store)(s + j, OLK(load)(s + j) / tv);
+OL_INLINE OLK(v) OLK(max)(OLK(v) a, OLK(v) b) {
+    OLK(i) keep = a >= b;
+    return (OLK(v))(((OLK(i))a & keep) | ((OLK(i))b & ~keep));
+}
+
+/* Every lane set to the max (the sum) of v's lanes, by halving shuffles. */
+#if OL_W == 8
+#define OL_SHUFFLES(f, v) \
+    v = f(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3)); \
+    v = f(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5)); \
+    v = f(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+#else
+#define OL_SHUFFLES(f, v) \
+    v = f(v, __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7)); \
+    v = f(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11)); \
+    v = f(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13)); \
+    v = f(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14));
+#endif
+OL_INLINE OLK(v) OLK(add)(OLK(v) a, OLK(v) b) { return a + b; }
+OL_INLINE OLK(v) OLK(all_max)(OLK(v) v) { OL_SHUFFLES(OLK(max), v) return v; }
+OL_INLINE OLK(v) OLK(all_sum)(OLK(v) v) { OL_SHUFFLES(OLK(add), v) return v; }
+#undef OL_SHUFFLES
+
+/* Softmax in place over the first `n` floats of RB rows of `np` (a multiple of 16) floats,
+ * after multiplying them by `scale`; the padding lanes become 0. Rows are short (a few
+ * vectors), so the RB rows go through each pass together: their max and sum chains
+ * overlap (one row at a time measured 1.6x slower), and nothing scalar runs per row. */
+OL_INLINE void OLK(softmax_rows)(float *s, int RB, int n, int np, float scale) {
+    const int last = np - OL_W;                        /* the only vector with padding lanes */
+    OLK(i) lane;
+    for (int j = 0; j < OL_W; j++) lane[j] = j;
+    const OLK(i) real = lane + last < n;
+    const OLK(v) ninf = OLK(splat)(-INFINITY);
+    OLK(v) mv[4], sum[4];
+    for (int r = 0; r < RB; r++) { mv[r] = ninf; sum[r] = OLK(splat)(0.0f); }
+    for (int j = 0; j < np; j += OL_W)
+        for (int r = 0; r < RB; r++) {
+            OLK(v) v = OLK(load)(s + (size_t)r * np + j);
+            if (scale != 1.0f) v = v * scale;
+            if (j == last) v = (OLK(v))(((OLK(i))v & real) | ((OLK(i))ninf & ~real));
+            OLK(store)(s + (size_t)r * np + j, v);
+            mv[r] = OLK(max)(mv[r], v);
+        }
+    for (int r = 0; r < RB; r++) mv[r] = OLK(all_max)(mv[r]);
+    for (int j = 0; j < np; j += OL_W)
+        for (int r = 0; r < RB; r++) {
+            OLK(v) e = OLK(exp)(OLK(load)(s + (size_t)r * np + j) - mv[r]);
+            OLK(store)(s + (size_t)r * np + j, e);
+            sum[r] += e;
+        }
+    for (int r = 0; r < RB; r++) sum[r] = 1.0f / OLK(all_sum)(sum[r]);
+    for (int j = 0; j < np; j += OL_W)
+        for (int r = 0; r < RB; r++)
+            OLK(store)(s + (size_t)r * np + j, OLK(load)(s + (size_t)r * np + j) * sum[r]);
 }
 
 OL_KERNEL_CLONES
 static void OLK(softmax)(float *s, int rows, int n, int np, float scale) {
-    for (int i = 0; i < rows; i++) OLK(softmax_row)(s + (size_t)i * np, n, np, scale);
+    int i = 0;
+    for (; i + 4 <= rows; i += 4) OLK(softmax_rows)(s + (size_t)i * np, 4, n, np, scale);
+    for (; i < rows; i++) OLK(softmax_rows)(s + (size_t)i * np, 1, n, np, scale);
 }
 
 OL_INLINE float OLK(hsum)(OLK(v) v) {
