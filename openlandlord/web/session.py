@@ -59,17 +59,7 @@ def _belief(agent, obs, legal) -> dict | None:
     sample = features.featurize_all([(obs, legal)], obs.game, agent.tokens, "hint")[0]
     expect = np.asarray(native.forward(sample)["belief_expect"], np.float64)   # [slots, holders]
     seats = [(obs.seat + k) % len(obs.cards_left) for k in range(1, expect.shape[1] + 1)]
-    if obs.game == "doudizhu":
-        labels = list("3456789TJQKA2BR")
-        per_rank = expect
-    else:
-        from ..games.shengji.features import slot_order
-        from ..games.shengji.rules import CARD_NAMES
-        labels = list("23456789TJQKA") + ["SJ", "BJ"]
-        per_rank = np.zeros((len(labels), expect.shape[1]))
-        for slot, card_id in enumerate(slot_order(obs)):
-            name = CARD_NAMES[card_id]
-            per_rank[labels.index(name if name in ("SJ", "BJ") else name[0])] += expect[slot]
+    labels, per_rank = views.view_of(obs.game).belief_by_rank(obs, expect)
     return {"labels": labels, "seats": seats,
             "expected": [[round(float(v), 3) for v in per_rank[:, h]] for h in range(len(seats))]}
 

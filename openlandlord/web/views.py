@@ -13,16 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 SEAT_NAMES_SHENGJI = ("South", "East", "North", "West")
-RANK_LETTERS = {
-    "doudizhu": "cards: 3-9, T = 10, J Q K A 2, B = black joker, R = red joker; "
-                "type a move as its cards in any order (e.g. 33, 345678, TTT9), or pass",
-    "shengji": "cards: rank then suit, T = 10, suits S H D C; SJ = small joker, BJ = big joker; "
-               "type a play as cards separated by spaces (e.g. 7H 7H), or pass to decline",
-}
 
 
 class DoudizhuView:
     game = "doudizhu"
+    card_help = ("cards: 3-9, T = 10, J Q K A 2, B = black joker, R = red joker; type a move as "
+                 "its cards in any order (e.g. 33, 345678, TTT9), or pass")
+
+    def narrator(self, state, names):
+        return DoudizhuNarrator(state, names)
 
     def role(self, obs, seat: int) -> str:
         if obs.landlord is None:
@@ -31,6 +30,10 @@ class DoudizhuView:
 
     def hand_groups(self, obs, hand=None) -> list[dict]:
         return [{"label": "hand", "cards": list(hand if hand is not None else obs.hand)}]
+
+    def belief_by_rank(self, obs, expect):
+        """(rank labels, [ranks, holders]) of the student's belief: its slots are the ranks."""
+        return list("3456789TJQKA2BR"), expect
 
     def trick(self, obs) -> tuple[list, int | None]:
         """The plays of the round in progress ((seat, move) with "" a pass), and the seat that
@@ -89,6 +92,11 @@ class DoudizhuView:
 
 class ShengjiView:
     game = "shengji"
+    card_help = ("cards: rank then suit, T = 10, suits S H D C; SJ = small joker, BJ = big joker; "
+                 "type a play as cards separated by spaces (e.g. 7H 7H), or pass to decline")
+
+    def narrator(self, state, names):
+        return ShengjiNarrator(state, names)
 
     def _round(self, state):
         return getattr(state, "round", state)
@@ -109,6 +117,18 @@ class ShengjiView:
             groups.setdefault(int(cats[CARD_IDS[card]]), []).append(card)
         labels = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs", 4: "trumps"}
         return [{"label": labels[c], "cards": groups[c]} for c in sorted(groups)]
+
+    def belief_by_rank(self, obs, expect):
+        """(rank labels, [ranks, holders]) of the student's belief, summed over the suits of
+        its card slots (in the featurizer's slot order)."""
+        from ..games.shengji.features import slot_order
+        from ..games.shengji.rules import CARD_NAMES
+        labels = list("23456789TJQKA") + ["SJ", "BJ"]
+        per_rank = np.zeros((len(labels), expect.shape[1]))
+        for slot, card_id in enumerate(slot_order(obs)):
+            name = CARD_NAMES[card_id]
+            per_rank[labels.index(name if name in ("SJ", "BJ") else name[0])] += expect[slot]
+        return labels, per_rank
 
     def trick_points(self, obs, plays) -> int:
         from ..games.shengji.rules import CARD_IDS
@@ -219,26 +239,26 @@ def view(state, seat: int, names: list[str], all_hands: bool = False) -> dict:
 class Narrator:
     """Announces what each move changed: a trick (or a Dou Dizhu round of plays) won, the
     landlord chosen, a Shengji round over with its summary. `update(state, seat, move)`
-    after every move returns the lines to show."""
+    after every move returns the lines to show. Each game's view makes its own
+    (`narrator(state, names)`)."""
 
     def __init__(self, state, names: list[str]):
         self.names = names
-        self.game = state.observation(0).game
-        self.view = view_of(self.game)
-        self._round = getattr(state, "round", state)
-        self._tricks = 0
-        self._landlord = state.observation(0).landlord if self.game == "doudizhu" else None
-        self.summaries: list[dict] = []   # Shengji round summaries, in order
+        self.summaries: list[dict] = []   # round summaries, in order (Shengji)
 
     def who(self, seat: int) -> str:
         return f"seat {seat} ({self.names[seat]})"
 
     def update(self, state, seat: int, move) -> list[str]:
-        if self.game == "doudizhu":
-            return self._doudizhu(state)
-        return self._shengji(state)
+        raise NotImplementedError
 
-    def _doudizhu(self, state) -> list[str]:
+
+class DoudizhuNarrator(Narrator):
+    def __init__(self, state, names):
+        super().__init__(state, names)
+        self._landlord = state.observation(0).landlord
+
+    def update(self, state, seat: int, move) -> list[str]:
         lines = []
         obs = state.observation(0)
         if obs.landlord is not None and self._landlord is None:
@@ -249,18 +269,26 @@ class Narrator:
             lines.append(f"{self.who(plays[-3][0])} wins the round with {plays[-3][1]} and leads")
         return lines
 
-    def _shengji(self, state) -> list[str]:
+
+class ShengjiNarrator(Narrator):
+    def __init__(self, state, names):
+        super().__init__(state, names)
+        self._round = getattr(state, "round", state)
+        self._tricks = 0
+
+    def update(self, state, seat: int, move) -> list[str]:
+        view = VIEWS["shengji"]
         lines = []
         played_in = self._round      # a match replaces its round once the round is over
         obs = played_in.observation(0)
         if len(obs.tricks) > self._tricks:
             _, plays, winner = obs.tricks[-1]
-            points = self.view.trick_points(obs, plays)
+            points = view.trick_points(obs, plays)
             lines.append(f"{self.who(winner)} wins the trick" + (f" ({points} points)" if points else ""))
         self._tricks = len(obs.tricks)
         if played_in.done:
             next_round = None if state.done or played_in is state else state.round
-            summary = self.view.round_summary(played_in, next_round)
+            summary = view.round_summary(played_in, next_round)
             self.summaries.append(summary)
             lines.append(summary["text"])
             self._round, self._tricks = getattr(state, "round", state), 0
@@ -268,7 +296,7 @@ class Narrator:
 
 
 def narrator(state, names: list[str]) -> Narrator:
-    return Narrator(state, names)
+    return view_of(state.observation(0).game).narrator(state, names)
 
 
 def end_result(state, seat: int) -> tuple[bool | None, str]:
@@ -292,4 +320,4 @@ def standing(state, rounds: int) -> str:
 
 def card_help(game: str) -> str:
     """How cards are written and moves typed in `game` (shown once)."""
-    return RANK_LETTERS[game]
+    return view_of(game).card_help
