@@ -186,3 +186,33 @@ def test_play_records_its_game(tmp_path, monkeypatch, capsys):
     assert len(listed) == 1 and listed[0]["source"] == "play" and listed[0]["payoffs"]
     assert main(["play", "--seats", "rule,rule,rule", "--seed", "3", "--no-record"]) == 0
     assert len(records.listing(str(tmp_path))) == 1
+
+
+def test_garbage_never_breaks_the_server(client):
+    import random
+    rng = random.Random(5)
+    junk = [None, 0, -1, 2**80, 1.5, True, "", " ", "\u00e9\u4e2d", "x" * 5000, [], {}, ["human"] * 9,
+            {"a": [1, {"b": None}]}, "pass", "33 44", "7H 7H", "JOKER", "bid9"]
+    state = client.post("/api/games", json={"game": "shengji", "rules": "classic",
+                                            "seats": ["human", "rule", "rule", "rule"], "seed": 8}).json()
+    for _ in range(150):
+        body = {k: rng.choice(junk) for k in rng.sample(["game", "seats", "seed", "rules", "bidding",
+                                                          "mode", "player", "move"], rng.randint(0, 4))}
+        r = client.post("/api/games", json=body)
+        assert r.status_code in (200, 400), (body, r.text)
+        r = client.post(f"/api/games/{state['id']}/move", json={"move": rng.choice(junk)})
+        assert r.status_code in (200, 400), r.text
+        assert "error" in r.json() or r.json()["id"] == state["id"]
+    assert client.get(f"/api/games/{state['id']}").status_code == 200
+
+
+def test_serve_bad_input_is_one_line_and_exit_2(capsys):
+    import socket
+
+    from openlandlord.cli import main
+    assert main(["serve", "--port", "0"]) == 2
+    assert "a port is 1..65535" in capsys.readouterr().err
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot listen on 127.0.0.1" in err

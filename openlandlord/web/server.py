@@ -158,6 +158,13 @@ def run(args) -> int:
     except ImportError as exc:
         raise UserError(f"openlandlord serve needs the web extra ({exc.name} is not installed): "
                         "pip install -e '.[web]'") from None
+    import socket
+    try:
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}): "
+                        "choose another --port or --host") from None
     app = create_app(keep_records=not getattr(args, "no_records", False))
     print(f"OpenLandlord table: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
