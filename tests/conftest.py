@@ -124,3 +124,19 @@ def ray_head(ray_installed, tmp_path_factory):
             yield f"127.0.0.1:{ports['--port']}"
         finally:
             _stop_family(pgid)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _records_and_ranking_in_a_temporary_folder(tmp_path_factory):
+    """Game records (`play`, `eval`, `serve`) and ranking points written by tests go to a
+    temporary folder, never into the checkout's data/runs/."""
+    folder = tmp_path_factory.mktemp("runs")
+    saved = {k: os.environ.get(k) for k in ("OPENLANDLORD_RECORDS", "OPENLANDLORD_RANKING")}
+    os.environ.setdefault("OPENLANDLORD_RECORDS", str(folder / "records"))
+    os.environ.setdefault("OPENLANDLORD_RANKING", str(folder / "ranking.json"))
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
