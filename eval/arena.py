@@ -209,7 +209,7 @@ def default_workers() -> int:
 
 def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: int,
                workers: int | None = None, progress: bool = True, backend: str = "local",
-               address: str | None = None) -> list[tuple[list[dict], dict]]:
+               address: str | None = None, protocol: str = "mirror") -> list[tuple[list[dict], dict]]:
     """Play every (agent, opponent) pair of `pairs` on the whole deal set, over `workers`
     processes (local, or Ray tasks with `backend="ray"`: `openlandlord.executor`); per pair,
     the game records sorted by (deal, copy) and the timing per side.
@@ -223,7 +223,8 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
         raise UserError(f"--workers must be at least 1, got {workers}")
     for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
         prepare(spec)     # once here: workers importing rlcard together raced to unpack its data
-    by_deal = [game.seatings(d, s, deal_set.options) for d, s in enumerate(deal_set.seeds)]
+    by_deal = [game.protocol_seatings(protocol, d, s, deal_set.options)
+               for d, s in enumerate(deal_set.seeds)]
     per_job = max(1, math.ceil(len(by_deal) / (2 * workers))) if workers > 1 else len(by_deal)
     jobs = []
     for p, specs in enumerate(pairs):
@@ -324,8 +325,9 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
 
 def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, seed: int = 0,
              workers: int | None = None, progress: bool = True, backend: str = "local",
-             address: str | None = None) -> tuple[dict, list[dict]]:
-    """One mirrored evaluation; returns (result, game records)."""
+             address: str | None = None, protocol: str = "mirror") -> tuple[dict, list[dict]]:
+    """One evaluation, seated by `protocol` (the kit's mirror, or a game's published one:
+    Dou Dizhu `douzero`); returns (result, game records)."""
     for spec in (agent, opponent):
         parse_spec(spec)
     if deal_set.game != game:
@@ -333,11 +335,20 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     if seed is None or seed < 0:
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
     started = time.perf_counter()
+    game_spec(game).protocol_seatings(protocol, 0, 0, deal_set.options)   # refused before any game
     (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress,
-                                    backend, address)
+                                    backend, address, protocol)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
               "seed": seed, "mode": deal_set.options.get("mode", "deal")}
+    if protocol != "mirror":
+        result["protocol"] = protocol
     result.update(summarize(records, timing, seed))
+    if protocol == "douzero":
+        # DouZero's table: WP, the share of games won, and ADP, the mean of the agent's points
+        # (+-2 x 2^(bombs + rockets), no spring), both with paired bootstrap CIs over deals.
+        wp, wp_ci = stats.paired_bootstrap(per_deal(records, "win"), seed=seed + 7)
+        adp, adp_ci = stats.paired_bootstrap(per_deal(records, "douzero_points"), seed=seed + 8)
+        result.update(wp=wp, wp_ci95=wp_ci, adp=adp, adp_ci95=adp_ci)
     result.update(per_deal={"win": per_deal(records, "win").tolist(),
                             "score": per_deal(records, "score").tolist()},
                   workers=default_workers() if workers is None else workers,
@@ -386,6 +397,10 @@ def format_table(result: dict) -> str:
         lines.append(POINTS_NOTE)
     tail = ", ".join(f"{k} {v:.3g}" for k, v in result["tail"].items())
     lines.append(f"tail: {tail}")
+    if "adp" in result:
+        lines.append(f"DouZero's protocol: WP {result['wp']:.3f} [{result['wp_ci95'][0]:.3f}, "
+                     f"{result['wp_ci95'][1]:.3f}], ADP {result['adp']:.3f} "
+                     f"[{result['adp_ci95'][0]:.3f}, {result['adp_ci95'][1]:.3f}]")
     lines.append("time per decision: " + ", ".join(
         f"{side} {t['ms_per_decision']:.3f} ms ({t['decisions']})" if t["decisions"] else f"{side} -"
         for side, t in result["timing"].items()))
@@ -415,7 +430,8 @@ def run(args) -> int:
                                     explicit_options(args))
         result, games = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
                              args.workers, progress=True, backend=getattr(args, "backend", "local"),
-                             address=getattr(args, "address", None))
+                             address=getattr(args, "address", None),
+                             protocol=getattr(args, "protocol", None) or "mirror")
         print(format_table(result))
         if args.json:
             artefacts.write_json(args.json, result)
@@ -427,7 +443,8 @@ def run(args) -> int:
         if not getattr(args, "no_records", False):
             from . import records     # a few games replayed and kept for the web table's replays
             result["records"] = records.record_games(deal_set, args.agent, args.opponent, args.seed,
-                                                     games, getattr(args, "ledger", None))
+                                                     games, getattr(args, "ledger", None),
+                                                     protocol=result.get("protocol", "mirror"))
             print(f"records: {result['records']}")
         ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
                       deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},

@@ -36,13 +36,15 @@ def folder_beside(ledger_file: str | None) -> str:
 
 
 def record_games(deal_set: dealsets.DealSet, agent: str, opponent: str, seed: int,
-                 outcomes: list[dict], ledger_file: str | None = None, limit: int = RECORDED) -> str:
+                 outcomes: list[dict], ledger_file: str | None = None, limit: int = RECORDED,
+                 protocol: str = "mirror") -> str:
     """Replay and record the first `limit` games of an evaluation (`outcomes`: the arena's
     game records, in deal-set order); returns the folder written."""
     from .arena import agent_seed
 
     game = game_spec(deal_set.game)
-    seatings = [s for d, sd in enumerate(deal_set.seeds) for s in game.seatings(d, sd, deal_set.options)]
+    seatings = [s for d, sd in enumerate(deal_set.seeds)
+                for s in game.protocol_seatings(protocol, d, sd, deal_set.options)]
     folder = folder_beside(ledger_file)
     specs = (agent, opponent)
     protos = {side: make(spec, seed + side) for side, spec in enumerate(specs)}

@@ -214,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--report", default=None, help="folder for a report.md with its pictures")
     ev.add_argument("--workers", type=_positive(int), default=None,
                     help="worker processes (default: one per core)")
+    ev.add_argument("--protocol", choices=("mirror", "douzero"), default=None,
+                    help="how each deal is seated: mirror (default: the agent in every seat in "
+                         "turn) or douzero (Dou Dizhu: DouZero's paper, the agent as the landlord, "
+                         "then as both farmers; WP and ADP)")
     ev.add_argument("--ledger", default=None, help="ledger file (default data/runs/ledger.jsonl)")
     ev.add_argument("--no-records", dest="no_records", action="store_true",
                     help="keep no game records for replay (default: the first games are replayed and "

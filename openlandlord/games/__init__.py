@@ -191,6 +191,18 @@ class BaseSpec:
     def move_text(self, move) -> str:
         return move
 
+    # Seating protocols `eval --protocol` takes: "mirror", the kit's (`seatings`), and any a
+    # game adds (Dou Dizhu: "douzero", its paper's).
+    protocols: tuple[str, ...] = ("mirror",)
+
+    def protocol_seatings(self, protocol: str, deal: int, seed: int, options: dict) -> list:
+        """The games one deal is played as under `protocol` (a UserError for one the game has
+        not, or options it cannot take)."""
+        if protocol != "mirror":
+            raise UserError(f"--protocol {protocol!r} is not a {self.name} protocol; choose one of "
+                            + ", ".join(self.protocols))
+        return self.seatings(deal, seed, options)
+
     def ship_recipe_for(self, options: dict, quick: bool = False):
         """The `openlandlord ship` recipe for these game options, when they need their own
         (None: the game's `ship_recipe` / `ship_quick_recipe`)."""

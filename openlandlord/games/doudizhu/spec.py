@@ -9,6 +9,7 @@ rocket played, or to a spring / anti-spring.
 from __future__ import annotations
 
 from .. import BaseSpec, Option, Seating
+from ...errors import UserError
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
@@ -80,6 +81,20 @@ class DoudizhuSpec(BaseSpec):
         opts = tuple(sorted(options.items()))
         return [Seating(deal, c, seed, (c,), opts) for c in range(3)]
 
+    protocols = ("mirror", "douzero")
+
+    def protocol_seatings(self, protocol: str, deal: int, seed: int, options: dict) -> list[Seating]:
+        """`douzero`, the protocol of DouZero's paper: the agent plays the landlord against the
+        opponent as both farmers, then both farmers against the opponent as the landlord;
+        no bidding (the landlord is seat 0)."""
+        if protocol != "douzero":
+            return super().protocol_seatings(protocol, deal, seed, options)
+        if options.get("bidding", "none") != "none":
+            raise UserError("--protocol douzero plays without bidding (the paper's); "
+                            f"not with --bidding {options['bidding']}")
+        opts = tuple(sorted(options.items()))
+        return [Seating(deal, 0, seed, (0,), opts), Seating(deal, 1, seed, (1, 2), opts)]
+
     def outcome(self, state, seating: Seating) -> dict:
         result = state.result()
         seat = seating.agent_seats[0]
@@ -94,6 +109,10 @@ class DoudizhuSpec(BaseSpec):
         bombs = int(breakdown.get("bombs", 0)) + int(breakdown.get("rockets", 0))
         spring = bool(breakdown.get("spring")) or bool(breakdown.get("anti_spring"))
         return {"role": role, "win": float(won), "score": score,
+                # DouZero's evaluation score: +-2 x 2^(bombs + rockets) for the agent's side,
+                # no spring, no bidding stake (douzero/env/game.py update_num_wins_scores; its
+                # farmers' ADP is twice a farmer's score).
+                "douzero_points": float((2 if won else -2) * 2 ** bombs),
                 "tail": {"lost_with_bombs": float(not won and bombs > 0),
                          "lost_to_spring": float(not won and spring)}}
 
