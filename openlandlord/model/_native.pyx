@@ -1,4 +1,5 @@
 # cython: language_level=3
+# distutils: depends = csrc/student_forward.h csrc/student_kernels.h
 """The student's forward pass in C (csrc/student_forward.h), behind two calls: `forward`
 for one featurized position and `forward_ragged` for many positions concatenated (state
 tokens and legal actions back to back, with offsets), which loops over them in C without

@@ -122,7 +122,6 @@ static inline void ol_linear(const OlKernels *K, const float *x, int n, int xs, 
  * queries over S keys (all real: a position has no padding). q rows are qs floats apart,
  * k and v rows kvs, out rows dp; kt is scratch [hd][Sp], scores scratch [L][Sp]. Both
  * products are `gemm`s. */
-OL_CLONES_V4
 static void ol_attend(const OlKernels *K, const float *q, int qs, int L, const float *k, const float *v,
                       int kvs, int S, int heads, int hd, int dp, float scale, float *kt, float *scores,
                       float *out) {
@@ -228,7 +227,6 @@ static size_t ol_scratch_floats(const OlModel *m, int T, int A) {
  * capacity [H], void_ [H][R]; `arena` holds at least ol_scratch_floats(m, T, A) floats
  * (every one is written before it is read). Writes logits [A], *value, and with a belief
  * head belief_logits [R][K] and belief_expect [R][H] (either may be NULL). */
-OL_CLONES_V4
 static void ol_forward(const OlModel *m, const float *tokens, int T, const float *actions, int A,
                        int role, const int32_t *unseen, const int32_t *capacity, const float *void_,
                        float *logits, float *value, float *belief_logits, float *belief_expect,

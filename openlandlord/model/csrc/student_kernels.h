@@ -119,10 +119,8 @@ OL_INLINE OLK(v) OLK(all_sum)(OLK(v) v) { OL_SHUFFLES(OLK(add), v) return v; }
  * vectors), so the RB rows go through each pass together: their max and sum chains
  * overlap (one row at a time measured 1.6x slower), and nothing scalar runs per row. */
 OL_INLINE void OLK(softmax_rows)(float *s, int RB, int n, int np, float scale) {
-    const int last = np - OL_W;                        /* the only vector with padding lanes */
     OLK(i) lane;
     for (int j = 0; j < OL_W; j++) lane[j] = j;
-    const OLK(i) real = lane + last < n;
     const OLK(v) ninf = OLK(splat)(-INFINITY);
     OLK(v) mv[4], sum[4];
     for (int r = 0; r < RB; r++) { mv[r] = ninf; sum[r] = OLK(splat)(0.0f); }
@@ -130,7 +128,10 @@ OL_INLINE void OLK(softmax_rows)(float *s, int RB, int n, int np, float scale) {
         for (int r = 0; r < RB; r++) {
             OLK(v) v = OLK(load)(s + (size_t)r * np + j);
             if (scale != 1.0f) v = v * scale;
-            if (j == last) v = (OLK(v))(((OLK(i))v & real) | ((OLK(i))ninf & ~real));
+            if (j + OL_W > n) {                        /* padding lanes (8-float vectors: */
+                OLK(i) real = lane + j < n;            /* up to two of them) */
+                v = (OLK(v))(((OLK(i))v & real) | ((OLK(i))ninf & ~real));
+            }
             OLK(store)(s + (size_t)r * np + j, v);
             mv[r] = OLK(max)(mv[r], v);
         }
