@@ -145,6 +145,22 @@ def test_every_architecture_switch_matches_mlx(game, switches, tmp_path):
             assert_matches(outs[row], want[row], f"width {width} row {row}")
 
 
+def test_softmax_rows_padded_past_one_vector_regression(tmp_path):
+    # Attention rows are padded to 16 lanes; with 8-float vectors a row of 17 keys leaves
+    # 15 padding lanes in two vectors, and only the last one was masked: wrong logits on
+    # the AVX2 path, right ones on the AVX-512 path.
+    mx.random.seed(5)
+    cfg = ModelConfig.for_features("doudizhu", d_model=16, heads=1, ff=16, layers=1)
+    save_checkpoint(str(tmp_path), LandlordFormerLite(cfg), cfg)
+    model = load_checkpoint(str(tmp_path))[0]
+    batch = random_batch(cfg, 3, 17, 20, np.random.default_rng(1), padded=False)
+    for width in (8, 16):
+        student = native.NativeStudent(str(tmp_path), vector_width=width)
+        for row in range(3):
+            sample = decision(batch, row)
+            assert_matches(student.forward(sample), mlx_outputs(model, sample), f"width {width}")
+
+
 def test_the_gil_is_released_and_threads_agree(shipped):
     import sys
 
