@@ -37,6 +37,12 @@ EVAL_CASES = {
     "shengji-match-rule-random": ("shengji", "rule", "random", ("shengji-match-dev-40", 1), 0),
 }
 
+# Figures and game-record keys added after the baseline by later issues, on top of the
+# unchanged ones: the trump-rank slices of a Shengji result (issue 18) and DouZero's score
+# of a Dou Dizhu game (issue 19). Every figure the baseline holds is still compared.
+ADDED_FIGURES = {"per_trump", "per_trump_role"}
+ADDED_RECORD_KEYS = {"slices", "douzero_points"}
+
 # Figures that measure the machine, not the play.
 _UNSTABLE = {"seconds", "timing", "git_sha", "workers"}
 
@@ -56,13 +62,28 @@ def _sha(blob: bytes) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+# The committed deal sets when the baseline was recorded: a manifest lists the deal-set
+# files its evaluation-overlap check read, so the check reads these (deal sets added since
+# are new inputs, not changed behaviour).
+BASELINE_DEAL_SETS = ("doudizhu-callrob-dev-300", "doudizhu-callrob-test-1000", "doudizhu-dev-300",
+                      "doudizhu-test-1000", "shengji-dev-200", "shengji-match-dev-40",
+                      "shengji-match-test-100", "shengji-test-500")
+
+
 def generate_digests(name: str) -> dict:
+    import shutil
+
     from openlandlord.distill import generate
+    from openlandlord.eval import dealsets
     case = dict(GENERATE_CASES[name])
     with tempfile.TemporaryDirectory() as tmp, pinned_git_sha():
         out = Path(tmp) / "ds"
+        eval_dir = Path(tmp) / "eval"
+        eval_dir.mkdir()
+        for deal_set in BASELINE_DEAL_SETS:
+            shutil.copy(Path(dealsets.DATA_DIR) / f"{deal_set}.json", eval_dir)
         generate.generate(out, case.pop("game"), case.pop("teacher"), case.pop("deals"),
-                          workers=1, progress=False, **case)
+                          workers=1, progress=False, eval_dir=str(eval_dir), **case)
         return {p.name: _sha(p.read_bytes()) for p in sorted(out.iterdir())}
 
 
@@ -75,8 +96,9 @@ def eval_figures(name: str) -> dict:
         full = dealsets.load(source, game)
         deal_set = dealsets.DealSet(full.name, game, full.seeds[:deals], full.options, full.purpose)
     result, records = arena.evaluate(game, agent, opponent, deal_set, seed, workers=1, progress=False)
-    figures = {k: v for k, v in result.items() if k not in _UNSTABLE}
+    figures = {k: v for k, v in result.items() if k not in _UNSTABLE | ADDED_FIGURES}
     figures["decisions"] = {side: t["decisions"] for side, t in result["timing"].items()}
+    records = [{k: v for k, v in r.items() if k not in ADDED_RECORD_KEYS} for r in records]
     figures["records"] = _sha(json.dumps(records, sort_keys=True).encode())
     return json.loads(json.dumps(figures))
 
@@ -88,12 +110,40 @@ def latency_positions(game: str) -> dict:
     return {"states": len(states), "sha256": _sha(blob)}
 
 
+def moves_of(transcript: str) -> list:
+    """The (seat, move text) lines of a `play` transcript, in order: what was played, whatever
+    else the terminal table says around it (issue 17 added trick winners, round summaries and
+    the reason of a forced move: `seat 1 (rule): pass (forced: the only legal move)`)."""
+    import re
+    line = re.compile(r"^seat (\d) \((.*?)\): (.*?)(?: \(forced: [^()]*\))?$")
+    return [(int(m.group(1)), m.group(3)) for m in map(line.match, transcript.splitlines()) if m]
+
+
 def play_transcript(game: str, seats: str, seed: int) -> str:
+    """The digest of `play`'s transcript as the baseline's code printed it: its header, one
+    `seat N (spec): move` line a move and the end line. Issue 17 made the terminal table say
+    more (trick winners, round summaries, why a move was forced, the result for a person), so
+    the transcript of today's `play` is read for its moves, the moves are replayed, and the
+    baseline's own lines are rebuilt from them: the digest is equal exactly when the same
+    moves were played."""
     from openlandlord.cli import main
+    from openlandlord.games import spec as game_spec
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["play", "--game", game, "--seats", seats, "--seed", str(seed)]) == 0
-    return _sha(out.getvalue().encode())
+        assert main(["play", "--game", game, "--seats", seats, "--seed", str(seed), "--no-record"]) == 0
+    text = out.getvalue()
+    specs = seats.split(",")
+    g = game_spec(game)
+    state = g.new_game(seed, **({"mode": "match"} if game == "shengji" else {}))
+    lines = [text.splitlines()[0]]
+    for seat, move in moves_of(text):
+        lines.append(f"seat {seat} ({specs[seat]}): {move}")
+        state.play("" if game == "doudizhu" and move == "pass" else g.move_from_text(move))
+    if game == "doudizhu":
+        lines.append(f"{state.result()['winner']} win; payoffs by seat: {state.payoffs()}")
+    else:
+        lines.append(f"match won by team {state.winner} (seats {state.winner} and {state.winner + 2})")
+    return _sha(("\n".join(lines) + "\n").encode())
 
 
 PLAY_CASES = {"doudizhu": ("rule,rule:expert,random", 3), "shengji": ("rule:expert,rule,rule:expert,rule", 1)}
