@@ -97,10 +97,19 @@ class _Table:
     """One game in progress: its decision loop, the decision it waits on, and the agent
     object behind each seat."""
 
-    def __init__(self, game, seating: Seating, specs: tuple[str, str], run_seed: int):
+    def __init__(self, game, seating: Seating, specs: tuple[str, str], run_seed: int,
+                 keep: bool = False):
         self.seating = seating
         self.state = game.new_game(seating.seed, **dict(seating.options))
-        self.loop = decisions(self.state, game.legal_cap)
+        # keep: the game's record (every move and the mover's scores) for replays
+        self.recorder = None
+        if keep:
+            from openlandlord.web.records import Recorder
+            sides = [0 if s in seating.agent_seats else 1 for s in range(self.state.num_seats)]
+            self.recorder = Recorder(game.name, dict(seating.options), seating.seed,
+                                     [specs[side] for side in sides], "eval")
+        self.loop = decisions(self.state, game.legal_cap,
+                              self.recorder.on_move if self.recorder else None)
         self.moves = None          # set when the game is over
         agents = []
         for side, spec in enumerate(specs):
@@ -127,15 +136,18 @@ class _Table:
         while self.decision is not None and self.decision.prefix is not None:
             self.decision = self._advance(answer(agent, self.decision))
 
-    def play(self, pick: int):
+    def play(self, pick: int, scores=None):
+        if self.recorder is not None and self.decision.prefix is None:
+            self.recorder.on_scores(self.decision.legal, scores)
         self.decision = self._advance(pick)
 
 
 def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_seed: int,
-               on_game_over=None) -> tuple[list[dict], dict]:
+               on_game_over=None, keep: bool = False) -> tuple[list[dict], dict]:
     """Play `seatings` to the end; return one record per game (in the order given) and the
     time spent deciding, per side: {side: [seconds, decisions]}. `on_game_over()` is called
-    as each game ends (the progress bar)."""
+    as each game ends (the progress bar). With `keep`, each record also holds the game's
+    replayable record (`game_record`: openlandlord.web.records' format)."""
     game = game_spec(game)
     batched = any(hasattr(_prototype(spec, run_seed + side), "scores_batch")
                   for side, spec in enumerate(specs))
@@ -147,7 +159,7 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
     while tables or waiting:
         while waiting and len(tables) < lanes:
             index, seating = waiting.pop()
-            tables.append((index, _Table(game, seating, specs, run_seed)))
+            tables.append((index, _Table(game, seating, specs, run_seed, keep)))
         pending = defaultdict(list)          # agent object -> [table]
         for index, table in tables:
             decision = table.decision
@@ -173,8 +185,8 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
             picks = [checked_choice(agent, s, legal) for s, (_, legal) in zip(all_scores, items)]
             timing[side][0] += time.perf_counter() - started
             timing[side][1] += len(group)
-            for pick, table in zip(picks, group):
-                table.play(pick)
+            for pick, table, scores in zip(picks, group, all_scores):
+                table.play(pick, scores)
         still = []
         for index, table in tables:
             if table.decision is None:
@@ -182,6 +194,10 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
                 record.update(deal=table.seating.deal, copy=table.seating.copy,
                               seed=table.seating.seed, agent_seats=list(table.seating.agent_seats),
                               moves=table.moves)
+                if table.recorder is not None:
+                    record["game_record"] = table.recorder.record(
+                        table.state, deal=table.seating.deal, copy=table.seating.copy,
+                        agent_seats=list(table.seating.agent_seats))
                 records[index] = record
                 if on_game_over is not None:
                     on_game_over()
@@ -193,8 +209,9 @@ def play_games(game: str, seatings: list[Seating], specs: tuple[str, str], run_s
 
 def _play_chunk(job, report):
     """One executor task: a chunk of whole deals of one pair, played to the end."""
-    key, game, seatings, specs, run_seed = job
-    records, timing = play_games(game, seatings, specs, run_seed, on_game_over=lambda: report(1))
+    key, game, seatings, specs, run_seed, keep = job
+    records, timing = play_games(game, seatings, specs, run_seed, on_game_over=lambda: report(1),
+                                 keep=keep)
     return key, records, timing
 
 
@@ -209,7 +226,8 @@ def default_workers() -> int:
 
 def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: int,
                workers: int | None = None, progress: bool = True, backend: str = "local",
-               address: str | None = None, protocol: str = "mirror") -> list[tuple[list[dict], dict]]:
+               address: str | None = None, protocol: str = "mirror",
+               keep: bool = False) -> list[tuple[list[dict], dict]]:
     """Play every (agent, opponent) pair of `pairs` on the whole deal set, over `workers`
     processes (local, or Ray tasks with `backend="ray"`: `openlandlord.executor`); per pair,
     the game records sorted by (deal, copy) and the timing per side.
@@ -230,7 +248,7 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     for p, specs in enumerate(pairs):
         for start in range(0, len(by_deal), per_job):
             chunk = [s for deal in by_deal[start:start + per_job] for s in deal]
-            jobs.append(((p, start), deal_set.game, chunk, tuple(specs), seed))
+            jobs.append(((p, start), deal_set.game, chunk, tuple(specs), seed, keep))
     results = {}
     total_games = sum(len(job[2]) for job in jobs)
     bar = tqdm(total=total_games, unit="game",
@@ -325,9 +343,11 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
 
 def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, seed: int = 0,
              workers: int | None = None, progress: bool = True, backend: str = "local",
-             address: str | None = None, protocol: str = "mirror") -> tuple[dict, list[dict]]:
+             address: str | None = None, protocol: str = "mirror",
+             keep: bool = False) -> tuple[dict, list[dict]]:
     """One evaluation, seated by `protocol` (the kit's mirror, or a game's published one:
-    Dou Dizhu `douzero`); returns (result, game records)."""
+    Dou Dizhu `douzero`); returns (result, game records). With `keep`, every game record
+    also holds its replayable record (`game_record`)."""
     for spec in (agent, opponent):
         parse_spec(spec)
     if deal_set.game != game:
@@ -337,7 +357,7 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     started = time.perf_counter()
     game_spec(game).protocol_seatings(protocol, 0, 0, deal_set.options)   # refused before any game
     (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress,
-                                    backend, address, protocol)
+                                    backend, address, protocol, keep)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
               "seed": seed, "mode": deal_set.options.get("mode", "deal")}
     if protocol != "mirror":
@@ -431,7 +451,8 @@ def run(args) -> int:
         result, games = evaluate(args.game, args.agent, args.opponent, deal_set, args.seed,
                              args.workers, progress=True, backend=getattr(args, "backend", "local"),
                              address=getattr(args, "address", None),
-                             protocol=getattr(args, "protocol", None) or "mirror")
+                             protocol=getattr(args, "protocol", None) or "mirror",
+                             keep=not getattr(args, "no_records", False))
         print(format_table(result))
         if args.json:
             artefacts.write_json(args.json, result)
@@ -441,10 +462,8 @@ def run(args) -> int:
                 report.write_eval_report(result, str(staging))
             print(f"report: {os.path.join(args.report, 'report.md')}")
         if not getattr(args, "no_records", False):
-            from . import records     # a few games replayed and kept for the web table's replays
-            result["records"] = records.record_games(deal_set, args.agent, args.opponent, args.seed,
-                                                     games, getattr(args, "ledger", None),
-                                                     protocol=result.get("protocol", "mirror"))
+            from . import records     # every game, kept for the web table's replays
+            result["records"] = records.save_games(games, getattr(args, "ledger", None))
             print(f"records: {result['records']}")
         ledger.append("eval", game=args.game, agents=[args.agent, args.opponent],
                       deal_set=result["deal_set"], counts={"deals": result["deals"], "games": result["games"]},

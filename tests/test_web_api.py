@@ -166,9 +166,10 @@ def test_eval_keeps_replayable_records_beside_its_ledger(tmp_path, capsys):
     folder = entry["result"]["records"]
     assert folder.startswith(str(tmp_path / "records"))
     files = sorted(os.listdir(folder))
-    assert len(files) == 6                      # 2 deals x 3 mirrored seatings, all under RECORDED
+    assert len(files) == 6                      # 2 deals x 3 mirrored seatings: every game
     record = records.load(os.path.join(folder, files[0]))
-    assert record["source"] == "eval" and record["reproduced"] is True
+    assert record["source"] == "eval" and record["deal"] == 0 and record["copy"] == 0
+    assert any(score is not None for score in record["scores"])        # the movers' scores
     assert record["seats"] == ["rule", "random", "random"]
     frames = records.frames(record)
     assert len(frames) == len(record["moves"]) + 1 and frames[-1]["result"]
