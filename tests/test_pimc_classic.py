@@ -134,3 +134,17 @@ def test_the_classic_ship_recipe(tmp_path, capsys):
     assert any("--deal-set shengji-classic-dev-260" in c for c in commands)
     assert ship.recipe_for("shengji", {"rules": "classic"}).models == "shengji-classic"
     assert ship.recipe_for("shengji", {}).teacher == ship.RECIPES["shengji"].teacher
+
+
+def test_a_dealer_who_declared_may_have_buried_its_declaration_regression():
+    # Regression: generation died ("a seat is known to hold more cards than it has") when the
+    # dealer had declared with cards it then buried: they were taken as known in its hand.
+    import dataclasses
+    positions = _classic_positions(deals=1)
+    obs, legal = next((o, l) for o, l in positions if o.phase == "play" and o.seat != o.dealer)
+    rank = obs.trump_rank
+    declared = dataclasses.replace(obs, declaration=(obs.dealer, (f"{rank}H", f"{rank}H")),
+                                   cards_left=tuple(0 if s == obs.dealer else n
+                                                    for s, n in enumerate(obs.cards_left)))
+    decision = pimc.decision(declared, legal, "points")
+    assert all(k.sum() == 0 for k in decision.known)

@@ -103,9 +103,10 @@ class ClassicDecision:
         else:
             self.kitty = None
         others = [(obs.seat + k) % 4 for k in (1, 2, 3)]
-        # A standing declaration's cards are in the declarer's hand until it plays them.
+        # A standing declaration's cards are in the declarer's hand until it plays them,
+        # unless the declarer is the dealer, who may have buried them in the kitty.
         self.known = [np.zeros(54, np.uint8) for _ in others]
-        if obs.declaration and obs.declaration[0] != obs.seat:
+        if obs.declaration and obs.declaration[0] not in (obs.seat, obs.dealer):
             who, cards = obs.declaration
             held = np.maximum(counts(list(cards)).astype(np.int16) - played[who], 0)
             self.known[others.index(who)] = held.astype(np.uint8)

@@ -89,9 +89,9 @@ class ShengjiSpec(BaseSpec):
     # The full game (`--rules classic`): a generalist over every trump rank (and no trump,
     # which declarations bring), its own dev set, shipped to data/models/shengji-classic.
     # The classic teacher against rule:expert (docs/pimc.md): 16 worlds -1.1 points a deal
-    # [-3.0, +0.8], 64 worlds +9.9 [+6.9, +13.1]; 32 worlds and one round of 500 deals is
+    # [-3.0, +0.8], 64 worlds +9.9 [+6.9, +13.1]; 32 worlds and one round of 300 deals is
     # what one session's time on this machine allows.
-    ship_classic_recipe = dict(teacher="pimc:objective=points,worlds=32", deals=500, mix_deals=(),
+    ship_classic_recipe = dict(teacher="pimc:objective=points,worlds=32", deals=300, mix_deals=(),
                                mix_fraction=0.5, epochs=(10,),
                                dev=["--deal-set", "shengji-classic-dev-260"],
                                opponents=("rule:expert",), train_set=(), round_set=("lr=0.002",),
