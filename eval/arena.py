@@ -440,6 +440,19 @@ def explicit_options(args) -> dict:
     return {k: v for k, v in options.items() if getattr(args, k, None) is not None}
 
 
+def write_outputs(args, result: dict, report_writer: str) -> None:
+    """An evaluation's or a league's `--json` file and `--report` folder (`report_writer`: the
+    name of its function in eval/report.py), each whole: the command holds their locks and
+    has checked them already (artefacts.exclusive_outputs)."""
+    if args.json:
+        artefacts.write_json(args.json, result)
+    if args.report:
+        from . import report
+        with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
+            getattr(report, report_writer)(result, str(staging))
+        print(f"report: {os.path.join(args.report, 'report.md')}")
+
+
 def run(args) -> int:
     """`openlandlord eval`."""
     if args.deals is not None and args.deals <= 0:
@@ -454,13 +467,7 @@ def run(args) -> int:
                              protocol=getattr(args, "protocol", None) or "mirror",
                              keep=not getattr(args, "no_records", False))
         print(format_table(result))
-        if args.json:
-            artefacts.write_json(args.json, result)
-        if args.report:
-            from . import report
-            with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
-                report.write_eval_report(result, str(staging))
-            print(f"report: {os.path.join(args.report, 'report.md')}")
+        write_outputs(args, result, "write_eval_report")
         if not getattr(args, "no_records", False):
             from . import records     # every game, kept for the web table's replays
             result["records"] = records.save_games(games, getattr(args, "ledger", None))

@@ -11,7 +11,6 @@ every pair.
 """
 from __future__ import annotations
 
-import os
 import time
 
 from openlandlord import artefacts
@@ -92,13 +91,7 @@ def run(args) -> int:
                              backend=getattr(args, "backend", "local"),
                              address=getattr(args, "address", None))
         print(format_table(result))
-        if args.json:
-            artefacts.write_json(args.json, result)
-        if args.report:
-            from . import report
-            with artefacts.staged_folder(args.report, force=True, flag="--report") as staging:
-                report.write_league_report(result, str(staging))
-            print(f"report: {os.path.join(args.report, 'report.md')}")
+        arena.write_outputs(args, result, "write_league_report")
         ledger.append("league", game=args.game, agents=args.agents, deal_set=result["deal_set"],
                       counts={"deals": result["deals"], "pairs": len(result["pairs"]),
                               "games": sum(p["games"] for p in result["pairs"])},
