@@ -73,8 +73,9 @@ class Decision:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
 
 
-class ClassicDecision:
-    """One `classic` decision as the native search needs it (module docstring)."""
+class ClassicDecision(Decision):
+    """One `classic` decision as the native search needs it (module docstring); its rule
+    scores are the tractor decision's (the expert rule bot plays both rulesets)."""
 
     def __init__(self, obs, legal, objective: str = "levels"):
         from .rules import CATS, Rules, counts
@@ -124,10 +125,6 @@ class ClassicDecision:
             if (vector > self.hand).any() or (self.bury and vector.sum() != 8):
                 raise UserError(f"pimc: {tuple(play)!r} is not a complete legal "
                                 f"{'burial' if self.bury else 'play'} of seat {obs.seat} here")
-
-    def rule_scores(self):
-        from .rule import ShengjiRuleBot
-        return ShengjiRuleBot("expert").scores(self.obs, self.legal)
 
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
         from . import _pimc_classic as native
