@@ -133,6 +133,11 @@ class DoudizhuSpec(BaseSpec):
         from . import features
         return features
 
+    def vec_env(self, num_envs: int, seed: int, features: str, options: dict):
+        """The batched native environment (openlandlord.envs.VecEnv)."""
+        from ...envs._ddz_vec import DoudizhuVecEnv
+        return DoudizhuVecEnv(num_envs, seed, features, **options)
+
     def rule_bot(self, level: str, seed: int | None):
         from .rule import DouDizhuRuleBot
         return DouDizhuRuleBot(level, seed)
