@@ -112,7 +112,7 @@ cdef long long count_follows(const Table* t, const unsigned char* hand,
 
 
 cdef bint follow_completable(const Table* t, const unsigned char* hand, const Lead* lead,
-                             const unsigned char* prefix):
+                             const unsigned char* prefix) noexcept nogil:
     # Whether some legal follow contains `prefix` (a multiset already inside the hand).
     cdef int c, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
     cdef int completable = 0, fresh = 0, left, from_singles, need
@@ -142,6 +142,80 @@ cdef bint follow_completable(const Table* t, const unsigned char* hand, const Le
     from_singles = completable if completable < left else left
     # Completing a started pair costs one card, a fresh pair two: cheapest first is optimal.
     return pairs_now + from_singles + min(fresh, (left - from_singles) // 2) >= need
+
+
+cdef int follow_options_c(const Table* t, const unsigned char* hand, const Lead* lead,
+                          unsigned char* prefix, unsigned char* out) noexcept nogil:
+    # out[c] = 1 for the cards that extend `prefix` with a legal follow still reachable (0
+    # elsewhere); returns how many, or -1 when `prefix` itself has none or is not inside the
+    # hand. `prefix` is left as it came.
+    cdef int c, n = 0
+    for c in range(NCARD):
+        out[c] = 0
+    for c in range(NCARD):
+        if prefix[c] > hand[c]:
+            return -1
+    if not follow_completable(t, hand, lead, prefix):
+        return -1
+    for c in range(NCARD):
+        if prefix[c] < hand[c]:
+            prefix[c] += 1
+            if follow_completable(t, hand, lead, prefix):
+                out[c] = 1
+                n += 1
+            prefix[c] -= 1
+    return n
+
+
+cdef int lead_options_c(const Table* t, const unsigned char* hand, const unsigned char* prefix,
+                        unsigned char* out, int* complete) noexcept nogil:
+    # The `tractor` lead's prefix question, over the leads `leads_of` lists (every single,
+    # pair and tractor): out[c] = 1 for the cards some lead containing `prefix` still adds,
+    # *complete = 1 when `prefix` is itself a lead. Returns how many cards, or -1 when no
+    # lead contains `prefix`.
+    cdef int c, d, k, e, j, n = 0, size = 0, types = 0, covered
+    complete[0] = 0
+    for c in range(NCARD):
+        out[c] = 0
+        if prefix[c] > hand[c]:
+            return -1
+        if prefix[c]:
+            size += prefix[c]
+            types += 1
+    for c in range(NCARD):
+        if not hand[c]:
+            continue
+        # The single c.
+        if size == 0:
+            out[c] = 1
+        elif size == 1 and prefix[c] == 1:
+            complete[0] = 1
+        if hand[c] != 2:
+            continue
+        # The pair c and the tractors up from c: the run c, nxt[c], ... while held twice.
+        covered = 0
+        d = c
+        k = 1
+        while True:
+            if prefix[d]:
+                covered += 1
+            if covered == types:
+                e = c
+                for j in range(k):
+                    if prefix[e] < 2:
+                        out[e] = 1
+                    e = t.nxt[e]
+                if size == 2 * k:
+                    complete[0] = 1
+            d = t.nxt[d]
+            if d < 0 or hand[d] != 2:
+                break
+            k += 1
+    for c in range(NCARD):
+        n += out[c]
+    if n == 0 and not complete[0]:
+        return -1
+    return n
 
 
 cdef struct Walk:
@@ -447,6 +521,7 @@ def follow_options(int trump_rank, int trump_suit, const unsigned char[::1] hand
     cdef unsigned char h[NCARD]
     cdef unsigned char l[NCARD]
     cdef unsigned char p[NCARD]
+    cdef unsigned char ok[NCARD]
     cdef Lead u
     cdef int c
     build_table(&t, trump_rank, trump_suit)
@@ -455,19 +530,9 @@ def follow_options(int trump_rank, int trump_suit, const unsigned char[::1] hand
     load(prefix, p)
     if not classify(&t, l, &u):
         raise ValueError("the lead is not a single, a pair or a tractor")
-    for c in range(NCARD):
-        if p[c] > h[c]:
-            return None
-    if not follow_completable(&t, h, &u, p):
+    if follow_options_c(&t, h, &u, p, ok) < 0:
         return None
-    out = []
-    for c in range(NCARD):
-        if p[c] < h[c]:
-            p[c] += 1
-            if follow_completable(&t, h, &u, p):
-                out.append(c)
-            p[c] -= 1
-    return out
+    return [c for c in range(NCARD) if ok[c]]
 
 
 def classic_legal_play_ids(int trump_rank, int trump_suit, const unsigned char[::1] hand, lead,
