@@ -1,0 +1,453 @@
+# cython: language_level=3
+"""The batched native Shengji environment (`VecEnv("shengji", ...)`, ruleset `tractor`): every
+game's state in C, one call steps them all (see `openlandlord.envs` for the contract).
+
+A move is built card by card through the referee's factored options (`ShengjiActions`): each
+step adds one card (an action 0..53) to the seat's partial play, or closes a lead that could
+still grow (END, 54). The play is made once no card can extend it or END is chosen; tricks are
+settled, and a finished round pays `Round.payoffs()` (the winning side's seats + levels up,
+the others -). The options are the C cores of `_legal` (`lead_options_c`, `follow_options_c`),
+the trick winner `trick_winner_c`: the referee's own rules, never restated.
+
+Deals are `Round.new(deal_seed, ...)`'s deals, drawn the same way (numpy's generator: the
+trump suit, then the 108-card permutation), so `spec("shengji").new_game(deal_seed(i, k),
+dealer=..., trump_rank=...)` replays episode k of env i; that draw is the one piece of Python
+per game, once a deal. With features="full" each step builds the seat's `Observation` (Python
+per game and step) for the one featurizer (`features.featurize`): a native path from this
+state to its arrays would restate the featurizer.
+"""
+cimport numpy as cnp
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset, memcpy
+
+from openlandlord.games.shengji._cards cimport NCARD, TRUMP, Table, build_table, next_random, below
+from openlandlord.games.shengji._trick cimport Lead, classify, trick_winner_c
+from openlandlord.games.shengji._legal cimport follow_options_c, lead_options_c
+
+import numpy as np
+
+from ..errors import IllegalMove, UserError
+from .actions import ShengjiActions
+
+cnp.import_array()
+
+cdef enum:
+    NSEAT = 4
+    NACT = 57
+    END = 54
+    HAND = 27
+
+
+cdef struct Game:
+    Table t
+    unsigned char hands[NSEAT][NCARD]
+    unsigned char trick[NSEAT][NCARD]     # the current trick's plays, in play order
+    int ntrick
+    unsigned char prefix[NCARD]           # the move being built
+    int nprefix
+    Lead lead                             # the current trick's lead (ntrick > 0)
+    int leader, current, dealer, declarers
+    int attacker_points, declarer_points
+    int tricks_done
+    int voids[NSEAT]                      # per seat, a bit per category shown void
+    long long episode
+
+
+cdef unsigned long long mix_seed(unsigned long long seed, unsigned long long index,
+                                 unsigned long long episode) noexcept nogil:
+    # One deal seed per (env seed, env index, episode): splitmix64 over the three in turn.
+    cdef unsigned long long s = seed
+    s = next_random(&s) ^ index
+    s = next_random(&s) ^ episode
+    return next_random(&s)
+
+
+cdef int options_of(Game* g, unsigned char* mask) noexcept nogil:
+    # The seat's factored options into mask[0..56]; returns how many (0: the prefix is a play).
+    cdef int n, c, complete = 0
+    cdef unsigned char out[NCARD]
+    memset(mask, 0, NACT)
+    if g.ntrick == 0:
+        n = lead_options_c(&g.t, g.hands[g.current], g.prefix, out, &complete)
+        if n > 0 and complete:
+            mask[END] = 1
+    else:
+        n = follow_options_c(&g.t, g.hands[g.current], &g.lead, g.prefix, out)
+    if n < 0:
+        return 0
+    for c in range(NCARD):
+        mask[c] = out[c]
+    return n + mask[END]
+
+
+cdef int play_prefix(Game* g) noexcept nogil:
+    # The partial play is complete: play it, settle the trick when it is the fourth. Returns 1
+    # when the round is over.
+    cdef int seat = g.current, c, led, i, winner, points = 0
+    memcpy(g.trick[g.ntrick], g.prefix, NCARD)
+    if g.ntrick == 0:
+        classify(&g.t, g.prefix, &g.lead)
+    else:
+        led = 0
+        for c in range(NCARD):
+            if g.t.cat[c] == g.lead.cat:
+                led += g.prefix[c]
+        if led < g.lead.n:
+            g.voids[seat] |= 1 << g.lead.cat
+    for c in range(NCARD):
+        g.hands[seat][c] -= g.prefix[c]
+        g.prefix[c] = 0
+    g.nprefix = 0
+    g.ntrick += 1
+    if g.ntrick < NSEAT:
+        g.current = (seat + 1) % NSEAT
+        return 0
+    winner = (g.leader + trick_winner_c(&g.t, &g.trick[0][0], NSEAT)) % NSEAT
+    for i in range(NSEAT):
+        for c in range(NCARD):
+            points += g.trick[i][c] * g.t.points[c]
+    if winner % 2 == g.declarers:
+        g.declarer_points += points
+    else:
+        g.attacker_points += points
+    g.tricks_done += 1
+    g.ntrick = 0
+    g.leader = g.current = winner
+    for c in range(NCARD):
+        if g.hands[winner][c]:
+            return 0
+    return 1            # every hand is empty (all four are the same size after a trick)
+
+
+cdef void payoffs_of(const Game* g, float* out) noexcept nogil:
+    # Round.payoffs through rules.round_result: the declarers go up 3 / 2 / 1 levels for 0,
+    # under 40, under 80 attacker points; from 80 the attackers go up (points - 80) // 40.
+    cdef int p = g.attacker_points, up, team, s
+    if p == 0:
+        up, team = 3, g.declarers
+    elif p < 40:
+        up, team = 2, g.declarers
+    elif p < 80:
+        up, team = 1, g.declarers
+    else:
+        up, team = (p - 80) // 40, 1 - g.declarers
+    for s in range(NSEAT):
+        out[s] = up if s % 2 == team else -up
+
+
+def deal_seed(unsigned long long seed, int index, long long episode):
+    """The deal seed of episode `episode` (0, 1, ...) of env `index` of a VecEnv seeded `seed`."""
+    return int(mix_seed(seed, index, episode))
+
+
+def deal_settings(dict options):
+    """(dealer, levels, trump_rank) of a VecEnv's deal options, checked as `new_deal` checks
+    them: the dealer seat or None, two levels or None, a trump rank or "any"."""
+    from ..games.shengji.spec import TRUMP_RANKS
+    from ..games.shengji.state import seat_value
+    dealer, levels = options.get("dealer"), options.get("levels")
+    trump_rank = options.get("trump_rank", "2")
+    if levels is not None:
+        if trump_rank != "2":
+            raise UserError("a deal takes --trump-rank or levels, not both")
+        try:
+            checked = tuple(int(v) for v in levels)
+        except (TypeError, ValueError):
+            checked = ()
+        if len(checked) != 2 or not all(2 <= v <= 14 for v in checked):
+            raise UserError(f"levels must be two levels in 2..14 (14 = A), got {levels!r}")
+        levels = checked
+    elif trump_rank not in tuple(TRUMP_RANKS) + ("any",):
+        raise UserError(f"--trump-rank {trump_rank!r} is not a rank; choose one of "
+                        f"{', '.join(TRUMP_RANKS)} or any")
+    if dealer is not None:
+        dealer = seat_value(dealer, "dealer")
+    return dealer, levels, trump_rank
+
+
+def deal_options(dealer, levels, trump_rank, int index, long long episode):
+    """The options `spec("shengji").new_game(deal_seed, **options)` replays a deal with: the
+    dealer (the option, else rotating with index + episode, as the arena rotates it with the
+    deal) and the levels or the trump rank."""
+    out = {"dealer": dealer if dealer is not None else (index + episode) % NSEAT}
+    if levels is not None:
+        out["levels"] = levels
+    else:
+        out["trump_rank"] = trump_rank
+    return out
+
+
+def check_actions(actions, int num_envs):
+    """`actions` as an int64 array of one action index per env; a UserError naming the shape or
+    the dtype wanted otherwise."""
+    try:
+        arr = np.asarray(actions)
+    except Exception:
+        raise UserError(f"actions must be an integer array of {num_envs}, got "
+                        f"{type(actions).__name__}") from None
+    if arr.shape != (num_envs,):
+        raise UserError(f"actions must have shape ({num_envs},), one per env; got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise UserError(f"actions must be integers (action indices), got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, np.int64)
+
+
+cdef class ShengjiVecEnv:
+    """`num_envs` `tractor` rounds stepped together (see the module docstring)."""
+    cdef Game* games
+    cdef readonly int num_envs
+    cdef readonly int num_actions
+    cdef readonly int num_seats
+    cdef readonly unsigned long long seed
+    cdef readonly str features
+    cdef object dealer_option, levels_option, trump_rank
+    cdef unsigned long long sample_rng
+    cdef object mask_arr, seat_arr, prefix_arr, rewards_arr, dones_arr, points_arr
+    cdef unsigned char[:, ::1] mask
+    cdef int[::1] seat
+    cdef unsigned char[:, ::1] prefix
+    cdef float[:, ::1] rewards
+    cdef unsigned char[::1] dones
+    cdef int[::1] points
+    cdef object tokens_arr, ntokens_arr, role_arr
+    cdef list history                     # features="full": per env, the completed tricks
+    cdef dict obs
+    cdef bint started
+
+    def __cinit__(self, int num_envs, unsigned long long seed, str features, dict options):
+        self.games = <Game*>calloc(num_envs, sizeof(Game))
+        if self.games == NULL:
+            raise MemoryError()
+
+    def __init__(self, int num_envs, unsigned long long seed, str features, dict options):
+        self.num_envs, self.seed, self.features = num_envs, seed, features
+        self.num_actions, self.num_seats = NACT, NSEAT
+        self.dealer_option, self.levels_option, self.trump_rank = deal_settings(options)
+        self.sample_rng = mix_seed(seed, 0xA17105, 0x5A3D1E)
+        self.mask_arr = np.zeros((num_envs, NACT), np.uint8)
+        self.seat_arr = np.zeros(num_envs, np.int32)
+        self.prefix_arr = np.zeros((num_envs, NCARD), np.uint8)
+        self.rewards_arr = np.zeros((num_envs, NSEAT), np.float32)
+        self.dones_arr = np.zeros(num_envs, np.bool_)
+        self.points_arr = np.zeros(num_envs, np.int32)
+        self.mask, self.seat, self.prefix = self.mask_arr, self.seat_arr, self.prefix_arr
+        self.rewards, self.points = self.rewards_arr, self.points_arr
+        self.dones = self.dones_arr.view(np.uint8)
+        self.obs = {"mask": self.mask_arr, "seat": self.seat_arr, "prefix": self.prefix_arr}
+        if features == "full":
+            from ..games.shengji import features as F
+            self.tokens_arr = np.zeros((num_envs, F.MAX_TOKENS, F.FS), np.float32)
+            self.ntokens_arr = np.zeros(num_envs, np.int32)
+            self.role_arr = np.zeros(num_envs, np.int32)
+            self.obs.update(state_tokens=self.tokens_arr, n_tokens=self.ntokens_arr,
+                            role=self.role_arr)
+            self.history = [[] for _ in range(num_envs)]
+        self.started = False
+
+    def __dealloc__(self):
+        free(self.games)
+
+    # -- deals ----------------------------------------------------------------------------------
+    def deal_seed(self, int index, long long episode):
+        """The seed of episode `episode` (0, 1, ...) of env `index`: `Round.new(deal_seed, ...)`
+        deals the same cards."""
+        return deal_seed(self.seed, index, episode)
+
+    def deal_options(self, int index, long long episode):
+        """What `spec("shengji").new_game(deal_seed, **deal_options)` takes to replay that deal."""
+        return deal_options(self.dealer_option, self.levels_option, self.trump_rank, index,
+                            episode)
+
+    cdef int new_deal(self, int i, long long episode) except -1:
+        from ..games.shengji.spec import deal_trump_rank
+        cdef Game* g = &self.games[i]
+        cdef int dealer, level, seat, k
+        cdef long long[::1] deck
+        seed = self.deal_seed(i, episode)
+        dealer = self.deal_options(i, episode)["dealer"]
+        if self.levels_option is not None:
+            level = self.levels_option[dealer % 2]
+        else:
+            level = deal_trump_rank(seed, self.trump_rank)
+        # Round.new's draws, in its order: the trump suit, then the deck.
+        rng = np.random.default_rng(seed)
+        suit = int(rng.integers(4))
+        deck = (rng.permutation(108) // 2).astype(np.int64)
+        memset(g, 0, sizeof(Game))
+        build_table(&g.t, level - 2, suit)
+        for seat in range(NSEAT):
+            for k in range(HAND):
+                g.hands[seat][deck[HAND * seat + k]] += 1
+        g.dealer = dealer
+        g.declarers = dealer % 2
+        g.leader = g.current = dealer
+        g.episode = episode
+        if self.features == "full":
+            self.history[i] = []
+        return 0
+
+    # -- the contract ---------------------------------------------------------------------------
+    def reset(self):
+        """Every env at the first decision of its first deal (episode 0)."""
+        cdef int i
+        for i in range(self.num_envs):
+            self.new_deal(i, 0)
+            self.write_row(i)
+        self.rewards_arr[:] = 0
+        self.dones_arr[:] = False
+        self.started = True
+        return self.obs
+
+    cdef int write_row(self, int i) except -1:
+        cdef Game* g = &self.games[i]
+        options_of(g, &self.mask[i, 0])
+        self.seat[i] = g.current
+        memcpy(&self.prefix[i, 0], g.prefix, NCARD)
+        if self.features == "full":
+            self.featurize(i)
+        return 0
+
+    def step(self, actions):
+        """Applies one action per env; returns (obs, rewards, dones, info). info["attacker_points"]
+        holds a finished round's attacker points (its row's done is True)."""
+        cdef int i, a
+        cdef long long[::1] acts
+        cdef Game* g
+        if not self.started:
+            raise UserError("call reset() before step()")
+        acts = self.checked(actions)
+        self.rewards_arr[:] = 0
+        self.dones_arr[:] = False
+        self.points_arr[:] = 0
+        with nogil:
+            for i in range(self.num_envs):
+                g = &self.games[i]
+                a = <int>acts[i]
+                if a != END:
+                    g.prefix[a] += 1
+                    g.nprefix += 1
+                    if options_of(g, &self.mask[i, 0]):
+                        self.prefix[i, a] += 1      # the same seat goes on building its play
+                        continue
+                if play_prefix(g):
+                    payoffs_of(g, &self.rewards[i, 0])
+                    self.points[i] = g.attacker_points
+                    self.dones[i] = True
+                    continue
+                options_of(g, &self.mask[i, 0])
+                self.seat[i] = g.current
+                memset(&self.prefix[i, 0], 0, NCARD)
+        # What needs Python: a finished env's next deal, and the features.
+        for i in range(self.num_envs):
+            if self.dones[i]:
+                self.new_deal(i, self.games[i].episode + 1)
+                self.write_row(i)
+            elif self.features == "full":
+                self.record_trick(i)
+                self.featurize(i)
+        return self.obs, self.rewards_arr, self.dones_arr, {"attacker_points": self.points_arr}
+
+    cdef long long[::1] checked(self, actions) except *:
+        cdef long long[::1] acts = check_actions(actions, self.num_envs)
+        cdef int i
+        for i in range(self.num_envs):
+            if not 0 <= acts[i] < NACT or not self.mask[i, acts[i]]:
+                raise IllegalMove(self.illegal(i, int(acts[i])))
+        return acts
+
+    def illegal(self, int i, int a):
+        actions = ShengjiActions()
+        legal = [actions.option(int(x)) for x in np.flatnonzero(self.mask_arr[i])]
+        if not 0 <= a < NACT:
+            what = f"action {a} is outside the Shengji action space 0..{NACT - 1}"
+        elif a >= 55:
+            what = f"action {a} is a declaration; there are none in the tractor ruleset"
+        else:
+            what = f"action {a} ({actions.option(a)}) is not legal"
+        return (f"env {i}: {what}; seat {self.seat[i]} may choose {', '.join(legal)} "
+                "(nothing was stepped)")
+
+    def sample_actions(self):
+        """A uniformly random legal action per env, from the environment's own seeded stream."""
+        cdef int i, c, n, k
+        out = np.zeros(self.num_envs, np.int64)
+        cdef long long[::1] o = out
+        with nogil:
+            for i in range(self.num_envs):
+                n = 0
+                for c in range(NACT):
+                    n += self.mask[i, c]
+                k = below(&self.sample_rng, n)
+                for c in range(NACT):
+                    if self.mask[i, c]:
+                        if k == 0:
+                            o[i] = c
+                            break
+                        k -= 1
+        return out
+
+    def legal_actions(self, int i):
+        """The legal actions of env `i` now, ascending."""
+        if not 0 <= i < self.num_envs:
+            raise UserError(f"env {i} is not one of 0..{self.num_envs - 1}")
+        return [int(a) for a in np.flatnonzero(self.mask_arr[i])]
+
+    def episode(self, int i):
+        """How many deals env `i` has finished (its current deal's episode number)."""
+        return int(self.games[i].episode)
+
+    # -- features="full" ------------------------------------------------------------------------
+    cdef int record_trick(self, int i) except -1:
+        # A trick was settled on this step (the seat to move leads with an empty prefix):
+        # rebuilt from the plays kept until the next lead overwrites them.
+        cdef Game* g = &self.games[i]
+        cdef int k, leader
+        if g.tricks_done <= len(self.history[i]):
+            return 0
+        leader = self.last_leader(i)
+        plays = tuple(((leader + k) % NSEAT, names(g.trick[k])) for k in range(NSEAT))
+        self.history[i].append((leader, plays, g.leader))
+        return 0
+
+    cdef int last_leader(self, int i) except -1:
+        hist = self.history[i]
+        return hist[len(hist) - 1][2] if hist else self.games[i].dealer
+
+    cdef int featurize(self, int i) except -1:
+        from ..games.shengji import features as F
+        from ..games.shengji.state import Observation
+        cdef Game* g = &self.games[i]
+        cdef int k, s, leader = g.leader
+        cats = "SHDCT"
+        rank = "23456789TJQKA"[g.t.trump_rank]
+        levels = (self.levels_option if self.levels_option is not None
+                  else (g.t.trump_rank + 2, g.t.trump_rank + 2))
+        obs = Observation(
+            game="shengji", seat=g.current, phase="play", rules="tractor", trump_rank=rank,
+            trump_suit="SHDC"[g.t.trump_suit], hand=names(g.hands[g.current]),
+            declarers=g.declarers, dealer=g.dealer, levels=levels, current_seat=g.current,
+            leader=leader, trick=tuple(((leader + k) % NSEAT, names(g.trick[k]))
+                                       for k in range(g.ntrick)),
+            tricks=tuple(self.history[i]), attacker_points=g.attacker_points,
+            cards_left=tuple(sum(g.hands[s][k] for k in range(NCARD)) for s in range(NSEAT)),
+            voids=tuple(tuple(cats[x] for x in range(5) if g.voids[s] >> x & 1)
+                        for s in range(NSEAT)))
+        arrays = F.featurize(obs, [])
+        self.tokens_arr[i] = arrays["state_tokens"]
+        self.ntokens_arr[i] = arrays["state_tokens"].shape[0]
+        self.role_arr[i] = arrays["role"]
+        return 0
+
+
+cdef tuple CARD_NAMES = tuple(r + s for s in "SHDC" for r in "23456789TJQKA") + ("SJ", "BJ")
+
+
+cdef tuple names(const unsigned char* v):
+    # A count vector as its sorted card names (the referee's `play_of` order).
+    out = []
+    cdef int c, k
+    for c in range(NCARD):
+        for k in range(v[c]):
+            out.append(CARD_NAMES[c])
+    out.sort()
+    return tuple(out)
