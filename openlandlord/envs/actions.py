@@ -77,6 +77,17 @@ class DoudizhuActions:
     def is_bid(self, index: int) -> bool:
         return self.bid_offset <= int(index) < self.n
 
+    # Observation entries beyond the state features and the mask: none.
+    extras: dict = {}
+
+    def extra_values(self, obs, prefix: tuple) -> dict:
+        return {}
+
+    def stand_in(self, obs) -> list:
+        """A legal list to featurize the observation of a seat that is not to move with (the
+        state tokens do not depend on it)."""
+        return ["pass" if obs.phase == "bidding" else ""]
+
     def step(self, state, obs, prefix: tuple = ()) -> Step:
         """Every legal move of the seat to move, by its action (a Dou Dizhu move is one action)."""
         bidding = state.phase == "bidding"
@@ -132,6 +143,24 @@ class ShengjiActions:
             if self.declaration_index(tuple(move)) == index:
                 return tuple(move)
         raise IllegalMove(f"action {index} is not a legal declaration now")
+
+    # Observation entries beyond the state features and the mask, name -> (length, highest
+    # value), uint8: the play built so far (counts per card id: the state features do not show
+    # it), and the featurizer's slot order (the card id of each of the 54 canonical slots the
+    # state tokens describe), which ties the tokens to the card actions.
+    extras = {"prefix": (54, 2), "slot_order": (54, 53)}
+
+    def extra_values(self, obs, prefix: tuple) -> dict:
+        from ..games.shengji.features import slot_order
+        counts = np.zeros(54, np.uint8)
+        for card in prefix:
+            counts[self.card_ids[card]] += 1
+        return {"prefix": counts, "slot_order": slot_order(obs).astype(np.uint8)}
+
+    def stand_in(self, obs) -> list:
+        """A legal list to featurize the observation of a seat that is not to move with (the
+        state tokens do not depend on it)."""
+        return [()]
 
     def step(self, state, obs, prefix: tuple = ()) -> Step:
         """The declarations open now (whole moves), or in the bury and play phases the cards
