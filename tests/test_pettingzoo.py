@@ -211,3 +211,14 @@ def test_step_before_reset_and_a_non_integer_action():
     env.reset(seed=0)
     with pytest.raises(IllegalMove, match="not an integer"):
         env.step(1.5)
+
+
+def test_without_the_rl_extra_the_import_names_it():
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['pettingzoo'] = None\n"
+            "from openlandlord.errors import NotAvailable\n"
+            "try:\n    from openlandlord.envs import doudizhu_v0\n"
+            "except NotAvailable as exc:\n    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "openlandlord[rl]" in out.stdout

@@ -24,11 +24,16 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from gymnasium import logger, spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from ..errors import IllegalMove, UserError
+from ..errors import IllegalMove, NotAvailable, UserError
+
+try:
+    from gymnasium import logger, spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ModuleNotFoundError as exc:
+    raise NotAvailable(f"the PettingZoo and Gymnasium environments need {exc.name!r}: "
+                       "pip install 'openlandlord[rl]'") from None
 from ..games import spec
 from .actions import actions_of
 

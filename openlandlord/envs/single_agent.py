@@ -23,13 +23,14 @@ of the first `reset()` that is given none.
 """
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 
 from ..agents import make
 from ..agents.loop import decide
-from ..errors import IllegalMove, UserError
-from .aec import RENDER_MODES, CardGameEnv
+from ..errors import UserError
+from .aec import RENDER_MODES, CardGameEnv  # first: without the `rl` extra it says so
+
+import gymnasium  # noqa: E402
 
 
 class SingleAgentEnv(gymnasium.Env):
