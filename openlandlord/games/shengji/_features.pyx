@@ -23,11 +23,6 @@ from .rules import CATS
 
 cnp.import_array()
 
-cdef enum:
-    NS = 54           # slots = card ids (features.NUM_SLOTS, checked below)
-    NSEAT = 4
-    KEYLEN = 122      # a plain suit's sort key: its count, 13 cards x 9 counts, 4 void flags
-
 if _py.NUM_SLOTS != NS or NCARD != NS or _py.NUM_SEATS != NSEAT:
     raise ImportError("the Shengji native featurizer was built for 54 cards and 4 seats")
 
@@ -130,64 +125,44 @@ cdef inline int card_id(str name) except -1:
 
 cdef class _Trump:
     """The card tables of one (ruleset, trump rank, trump suit), by card id: read from
-    `features._table`, with the referee's table for the trick winner built on first use."""
-    cdef int cat[NS]
-    cdef int strength[NS]
-    cdef int points[NS]
-    cdef int chains[NS]
-    cdef int cat_cards[5][NS]   # the cards of each category, ascending ids
-    cdef float strength_scaled[NS]
-    cdef float points_scaled[NS]
-    cdef int cat_n[5]
-    cdef int trump_suit         # features._trump_suit: 0..3, -1 without a trump suit
-    cdef int rank               # the trump rank's index
-    cdef bint classic
-    cdef bint has_table
-    cdef Table table
-    cdef str rules, trump_rank, trump_suit_name
+    `features._table`, with the referee's table for the trick winner."""
 
     def __init__(self, str rules, str trump_rank, str trump_suit):
         cdef int c, x
+        cdef Trump* t = &self.tab
         cat, strength, points, chains = _py._table(rules, trump_rank, trump_suit)
         for c in range(NS):
-            self.cat[c] = cat[c]
-            self.strength[c] = strength[c]
-            self.points[c] = points[c]
-            self.chains[c] = chains[c]
+            t.cat[c] = cat[c]
+            t.strength[c] = strength[c]
+            t.points[c] = points[c]
+            t.chains[c] = chains[c]
         for c in range(NS):
-            self.strength_scaled[c] = <float>(self.strength[c] / 23.0)
-            self.points_scaled[c] = <float>(self.points[c] / 10.0)
+            t.strength_scaled[c] = <float>(t.strength[c] / 23.0)
+            t.points_scaled[c] = <float>(t.points[c] / 10.0)
         for x in range(5):
-            self.cat_n[x] = 0
+            t.cat_n[x] = 0
         for c in range(NS):
-            x = self.cat[c]
-            self.cat_cards[x][self.cat_n[x]] = c
-            self.cat_n[x] += 1
-        self.trump_suit = SUITS.index(trump_suit) if trump_suit in SUITS else -1
-        self.rank = RANKS.index(trump_rank)
-        self.classic = rules == "classic"
+            x = t.cat[c]
+            t.cat_cards[x][t.cat_n[x]] = c
+            t.cat_n[x] += 1
+        t.trump_suit = SUITS.index(trump_suit) if trump_suit in SUITS else -1
+        t.rank = RANKS.index(trump_rank)
+        t.classic = rules == "classic"
         self.rules, self.trump_rank, self.trump_suit_name = rules, trump_rank, trump_suit
-        self.has_table = False
-
-    cdef Table* winner_table(self) except NULL:
         # The arguments of features._winner_seat's calls into the referee.
-        if not self.has_table:
-            if self.classic:
-                from .rules import Rules
-                r = Rules.classic(self.trump_rank, self.trump_suit_name or "N")
-                classic_setup(&self.table, r.rank_index, r.suit_index)
-            else:
-                build_table(&self.table, RANKS.index(self.trump_rank),
-                            SUITS.index(self.trump_suit_name))
-            self.has_table = True
-        return &self.table
+        if t.classic:
+            from .rules import Rules
+            r = Rules.classic(trump_rank, trump_suit or "N")
+            classic_setup(&t.table, r.rank_index, r.suit_index)
+        else:
+            build_table(&t.table, RANKS.index(trump_rank), SUITS.index(trump_suit))
 
 
 cdef dict _TRUMPS = {}
 
 
-cdef _Trump trump_of(obs):
-    key = (obs.rules, obs.trump_rank, obs.trump_suit)
+cdef _Trump trump_tables(str rules, str trump_rank, str trump_suit):
+    key = (rules, trump_rank, trump_suit)
     t = _TRUMPS.get(key)
     if t is None:
         t = _TRUMPS[key] = _Trump(*key)
@@ -240,14 +215,14 @@ cdef int load_play(cards, Play* p, const int* points) except -1:
     return 0
 
 
-cdef inline void clear_play(Play* p) noexcept:
+cdef inline void clear_play(Play* p) noexcept nogil:
     cdef int j
     for j in range(p.nheld):
         p.by_card[p.held[j]] = 0
     p.nheld = p.n = p.points = 0
 
 
-cdef int kind_of(const Play* p, _Trump tr) noexcept:
+cdef int kind_of(const Play* p, const Trump* tr) noexcept nogil:
     """features._kind: 0 single, 1 pair, 2 tractor, 3 anything else."""
     cdef int j, c, cat
     if p.n == 1:
@@ -268,6 +243,20 @@ cdef int kind_of(const Play* p, _Trump tr) noexcept:
     return 2
 
 
+cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil:
+    """features._kind of a play given as a count vector."""
+    cdef Play p
+    cdef int c
+    p.nheld = p.n = p.points = 0
+    for c in range(NS):
+        p.by_card[c] = lead[c]
+        if lead[c]:
+            p.held[p.nheld] = c
+            p.nheld += 1
+            p.n += lead[c]
+    return kind_of(&p, tr)
+
+
 cdef inline int seat_of(x) except -1:
     # A seat number from the observation, refused outside 0-3 rather than indexing past an
     # array (the Python featurizer's numpy indexing raises IndexError there too).
@@ -277,7 +266,7 @@ cdef inline int seat_of(x) except -1:
     return s
 
 
-cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
+cdef int block_key_cmp(const int* a, const int* b, int n) noexcept nogil:
     cdef int i
     for i in range(n):
         if a[i] != b[i]:
@@ -285,8 +274,7 @@ cdef int block_key_cmp(const int* a, const int* b, int n) noexcept:
     return 0
 
 
-cdef int classic_planes(obs, float* t, const int* order, const int* rel, int played[NSEAT][NS],
-                        int in_trick[NSEAT][NS], int decl, _Trump tr) except -1:
+cdef int classic_planes(obs, float* t, const View* v, const Trump* tr) except -1:
     """features._classic_planes, natively."""
     cdef int kit[NS]
     cdef int held[NS]
@@ -303,11 +291,11 @@ cdef int classic_planes(obs, float* t, const int* order, const int* rel, int pla
         declarer = seat_of(declaration[0])
         add_cards(declaration[1], held, tr.points)
         for c in range(NS):
-            held[c] -= played[declarer][c] + in_trick[declarer][c]
+            held[c] -= v.played[declarer][c] + v.in_trick[declarer][c]
             if held[c] < 0:
                 held[c] = 0
     for i in range(NS):
-        c = order[i]
+        c = v.order[i]
         row = t + i * FS
         row[V + S_KITTY] = <float>(kit[c] / 2.0)
         row[V + S_DECLARED] = <float>(held[c] / 2.0)
@@ -315,11 +303,11 @@ cdef int classic_planes(obs, float* t, const int* order, const int* rel, int pla
         s = seat_of(item[0])
         n = len(item[1]) - len(item[2])
         taken[s] += n
-        penalty += (10 if s % 2 == decl else -10) * n
+        penalty += (10 if s % 2 == v.decl else -10) * n
     for k in range(NSEAT):
         row = t + (NS + k) * FS
-        row[V + SEAT_CLASSIC] = rel[k] == declarer
-        row[V + SEAT_CLASSIC + 1] = <float>(taken[rel[k]] / 8.0)
+        row[V + SEAT_CLASSIC] = v.rel[k] == declarer
+        row[V + SEAT_CLASSIC + 1] = <float>(taken[v.rel[k]] / 8.0)
     row = t + (NS + NSEAT) * FS
     phase = obs.phase
     row[V + CTX_CLASSIC] = phase == "declare"
@@ -334,100 +322,33 @@ cdef int classic_planes(obs, float* t, const int* order, const int* rel, int pla
     return 0
 
 
-def featurize(obs, legal):
-    """One decision as unpadded arrays; see features.py for the layout."""
-    cdef _Trump tr = trump_of(obs)
-    cdef int seat = seat_of(obs.seat)
-    cdef int dealer = seat_of(obs.dealer)
-    cdef int k, s, c, i, j, b, n, a, x, total, nlegal, winner, lead_seat
-    cdef int rel[NSEAT]
-    cdef int mine[NS]
-    cdef int played[NSEAT][NS]          # by absolute seat
-    cdef int in_trick[NSEAT][NS]        # by absolute seat
-    cdef int unseen[NS]                 # by card id
-    cdef int voided[NSEAT][5]           # by relative seat, category
-    cdef unsigned char trickv[5 * NS]   # the trick's plays (and one more) as count vectors
-    cdef Play lead                      # the trick's lead
-    cdef Play p                         # a play being featurized
-    cdef Play* q
-    cdef int won_points[NSEAT]
-    cdef int won_tricks[NSEAT]
-    cdef int trick_seats[NSEAT]
+cdef void view_derive(View* v, const Trump* tr) noexcept nogil:
+    """The view's derived fields: relative seats, unseen counts, the lead, the canonical suit
+    blocks and slot order (features._View), the seat winning the current trick."""
+    cdef int k, s, c, i, j, b, x, nplain = 0, nblocks = 0, nranks = 0, tmp_block
     cdef int keys[4][KEYLEN]
+    cdef int tmp_key[KEYLEN]
     cdef int blocks[4]
-    cdef int cat_of_block[4]
-    cdef int order[NS]                  # slot -> card id
-    cdef int slot_of[NS]
+    cdef int all_blocks[4]
     cdef int ranks[13]
-    cdef int nblocks = 0, nplain = 0, nranks = 0
-    cdef float* row
-    cdef float* t
-    cdef float* out
-    cdef cnp.npy_intp dims[2]
-
+    cdef int trump = tr.trump_suit, rank = tr.rank
     for k in range(NSEAT):
-        rel[k] = (seat + k) % NSEAT
-    memset(mine, 0, sizeof(mine))
-    memset(played, 0, sizeof(played))
-    memset(in_trick, 0, sizeof(in_trick))
-    memset(won_points, 0, sizeof(won_points))
-    memset(won_tricks, 0, sizeof(won_tricks))
-    memset(voided, 0, sizeof(voided))
-    memset(trickv, 0, sizeof(trickv))
-    add_cards(obs.hand, mine, tr.points)
-    tricks = obs.tricks
-    cdef tuple item
-    for done in tricks:
-        item = done if type(done) is tuple else tuple(done)
-        _, plays, w = item
-        total = 0
-        for seat_cards in plays:
-            item = seat_cards if type(seat_cards) is tuple else tuple(seat_cards)
-            s, cards = item
-            total += add_cards(cards, played[seat_of(s)], tr.points)
-        s = seat_of(w)
-        won_points[s] += total
-        won_tricks[s] += 1
-    trick = obs.trick
-    cdef int ntrick = len(trick)
-    if ntrick >= NSEAT:
-        raise ValueError(f"a trick still being played has at most 3 plays, not {ntrick}")
-    cdef int table_points = 0
-    memset(&lead, 0, sizeof(lead))
-    memset(&p, 0, sizeof(p))
-    for i in range(ntrick):
-        s, cards = trick[i]
-        s = seat_of(s)
-        trick_seats[i] = s
-        load_play(cards, &lead if i == 0 else &p, tr.points)
-        q = &lead if i == 0 else &p
-        table_points += q.points
-        for j in range(q.nheld):
-            c = q.held[j]
-            in_trick[s][c] += q.by_card[c]
-            trickv[i * NS + c] = <unsigned char>q.by_card[c]
-        if i > 0:
-            clear_play(&p)
+        v.rel[k] = (v.seat + k) % NSEAT
     for c in range(NS):
-        unseen[c] = 2 - mine[c]
+        v.unseen[c] = 2 - v.mine[c]
         for s in range(NSEAT):
-            unseen[c] -= played[s][c] + in_trick[s][c]
-    voids = obs.voids
-    for k in range(NSEAT):
-        for ch in voids[rel[k]]:
-            x = CAT_OF_CHAR[ord(ch)] if len(ch) == 1 and ord(ch) < 128 else -1
-            if x < 0:
-                CATS.index(ch)      # the ValueError the Python featurizer raises
-            voided[k][x] = 1
-    cdef int led_cat = -1, lead_size = 0
-    if ntrick:
-        first = trick[0][1]
-        led_cat = tr.cat[card_id(first[0])]
-        lead_size = len(first)
+            v.unseen[c] -= v.played[s][c] + v.in_trick[s][c]
+    v.led_cat = -1
+    v.lead_size = 0
+    if v.ntrick:
+        for c in range(NS):
+            if v.trickv[c]:
+                if v.led_cat < 0:
+                    v.led_cat = tr.cat[c]
+                v.lead_size += v.trickv[c]
 
     # Canonical suit blocks: the trump suit first, then the plain suits by the known counts
     # (features._View: descending key, ties keep the suit order).
-    cdef int trump = tr.trump_suit, rank = tr.rank
     for x in range(13):
         if x != rank:
             ranks[nranks] = x
@@ -439,19 +360,17 @@ def featurize(obs, legal):
         keys[nplain][0] = 0
         for j in range(13):
             c = s * 13 + (ranks[j] if j < 12 else rank)
-            keys[nplain][0] += mine[c]
-            keys[nplain][i] = mine[c]
+            keys[nplain][0] += v.mine[c]
+            keys[nplain][i] = v.mine[c]
             for k in range(NSEAT):
-                keys[nplain][i + 1 + k] = played[rel[k]][c]
-                keys[nplain][i + 5 + k] = in_trick[rel[k]][c]
+                keys[nplain][i + 1 + k] = v.played[v.rel[k]][c]
+                keys[nplain][i + 5 + k] = v.in_trick[v.rel[k]][c]
             i += 9
         for k in range(NSEAT):
-            keys[nplain][i + k] = voided[k][s]
+            keys[nplain][i + k] = v.voided[k][s]
         blocks[nplain] = s
         nplain += 1
     # Stable insertion sort, descending: a suit moves up only past a strictly smaller key.
-    cdef int tmp_block
-    cdef int tmp_key[KEYLEN]
     for i in range(1, nplain):
         j = i
         while j > 0 and block_key_cmp(keys[j], keys[j - 1], KEYLEN) > 0:
@@ -462,34 +381,39 @@ def featurize(obs, legal):
             blocks[j] = blocks[j - 1]
             blocks[j - 1] = tmp_block
             j -= 1
-    cdef int all_blocks[4]
     if trump >= 0:
         all_blocks[0] = trump
         nblocks = 1
     for i in range(nplain):
         all_blocks[nblocks] = blocks[i]
         nblocks += 1
-    order[0] = BJ
-    order[1] = SJ
+    v.order[0] = BJ
+    v.order[1] = SJ
     for b in range(4):
-        order[2 + b] = all_blocks[b] * 13 + rank
-        cat_of_block[b] = TRUMP if (b == 0 and trump >= 0) else all_blocks[b]
+        v.order[2 + b] = all_blocks[b] * 13 + rank
+        v.cat_of_block[b] = TRUMP if (b == 0 and trump >= 0) else all_blocks[b]
     i = 6
     for b in range(4):
         for j in range(12):
-            order[i] = all_blocks[b] * 13 + ranks[j]
+            v.order[i] = all_blocks[b] * 13 + ranks[j]
             i += 1
     for i in range(NS):
-        slot_of[order[i]] = i
+        v.slot_of[v.order[i]] = i
+    v.winner = -1
+    if v.ntrick:
+        v.winner = (v.trick_seats[0] + trick_winner_c(&tr.table, v.trickv, v.ntrick)) % NSEAT
 
-    dims[0] = MAX_TOKENS
-    dims[1] = FS
-    tokens = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
-    t = <float*>cnp.PyArray_DATA(tokens)
+
+cdef void write_state(const View* v, const Trump* tr, float* t) noexcept nogil:
+    """The state tokens of a derived view into t[MAX_TOKENS * FS] (zeroed by the caller),
+    ruleset `classic`'s planes aside (classic_planes)."""
+    cdef int i, c, k, s, b, total
+    cdef float* row
+    cdef bint in_this_trick
 
     # Slot tokens.
     for i in range(NS):
-        c = order[i]
+        c = v.order[i]
         row = t + i * FS
         row[TOK_SLOT] = 1.0
         row[V + S_GROUP + GROUP[i]] = 1.0
@@ -497,91 +421,165 @@ def featurize(obs, legal):
         row[V + S_STRENGTH] = tr.strength_scaled[c]
         row[V + S_RANK] = RANK_SCALED[c]
         row[V + S_POINTS] = tr.points_scaled[c]
-        row[V + S_MINE] = <float>(mine[c] / 2.0)
-        row[V + S_UNSEEN] = <float>(unseen[c] / 2.0)
+        row[V + S_MINE] = <float>(v.mine[c] / 2.0)
+        row[V + S_UNSEEN] = <float>(v.unseen[c] / 2.0)
         for k in range(NSEAT):
-            row[V + S_PLAYED + k] = <float>(played[rel[k]][c] / 2.0)
-            row[V + S_TRICK + k] = <float>(in_trick[rel[k]][c] / 2.0)
-        row[V + S_LED] = tr.cat[c] == led_cat
+            row[V + S_PLAYED + k] = <float>(v.played[v.rel[k]][c] / 2.0)
+            row[V + S_TRICK + k] = <float>(v.in_trick[v.rel[k]][c] / 2.0)
+        row[V + S_LED] = tr.cat[c] == v.led_cat
         for k in range(3):
-            row[V + S_VOID + k] = voided[k + 1][tr.cat[c]]
+            row[V + S_VOID + k] = v.voided[k + 1][tr.cat[c]]
         row[V + S_POS] = POSITION[i]
         row[V + S_CHAIN] = tr.chains[c] >= 0
 
     # Seat tokens.
-    declarers = obs.declarers
-    cdef int decl = declarers if declarers is not None else -1
-    cards_left = obs.cards_left
-    winner = -1
-    if ntrick:
-        lead_seat = trick_seats[0]
-        winner = (lead_seat + trick_winner_c(tr.winner_table(), trickv, ntrick)) % NSEAT
-    cdef int standing = winner
-    cdef bint in_this_trick
     for k in range(NSEAT):
-        s = rel[k]
+        s = v.rel[k]
         row = t + (NS + k) * FS
         row[TOK_SEAT] = 1.0
         row[V + k] = 1.0
         row[V + 4] = k % 2 == 0
-        row[V + 5] = s % 2 == decl
-        row[V + 6] = s == dealer
-        row[V + 7] = <float>(<int>cards_left[s] / 27.0)
+        row[V + 5] = s % 2 == v.decl
+        row[V + 6] = s == v.dealer
+        row[V + 7] = <float>(v.cards_left[s] / 27.0)
         for b in range(4):
-            if cat_of_block[b] != TRUMP:
-                row[V + 8 + b] = voided[k][cat_of_block[b]]
-        row[V + 12] = voided[k][TRUMP]
+            if v.cat_of_block[b] != TRUMP:
+                row[V + 8 + b] = v.voided[k][v.cat_of_block[b]]
+        row[V + 12] = v.voided[k][TRUMP]
         in_this_trick = False
-        for i in range(ntrick):
-            if trick_seats[i] == s:
+        for i in range(v.ntrick):
+            if v.trick_seats[i] == s:
                 in_this_trick = True
-        row[V + 13] = ntrick > 0 and trick_seats[0] == s
+        row[V + 13] = v.ntrick > 0 and v.trick_seats[0] == s
         row[V + 14] = in_this_trick
-        row[V + 15] = s == winner
-        row[V + 16] = k > 0 and not in_this_trick and ntrick > 0
-        row[V + 17] = <float>(won_points[s] / 100.0)
-        row[V + 18] = <float>(won_tricks[s] / 27.0)
+        row[V + 15] = s == v.winner
+        row[V + 16] = k > 0 and not in_this_trick and v.ntrick > 0
+        row[V + 17] = <float>(v.won_points[s] / 100.0)
+        row[V + 18] = <float>(v.won_tricks[s] / 27.0)
 
     # Context token.
     row = t + (NS + NSEAT) * FS
     row[TOK_CONTEXT] = 1.0
-    cdef int team = seat % 2
-    levels = obs.levels
-    row[V + 0] = <float>(<int>levels[team] / 14.0)
-    row[V + 1] = <float>(<int>levels[1 - team] / 14.0)
-    row[V + 2] = <float>(rank / 12.0)
-    row[V + 3] = trump < 0
-    row[V + 4] = team == decl
-    row[V + 5] = <float>(<int>obs.attacker_points / 200.0)
+    cdef int team = v.seat % 2
+    row[V + 0] = <float>(v.levels[team] / 14.0)
+    row[V + 1] = <float>(v.levels[1 - team] / 14.0)
+    row[V + 2] = <float>(tr.rank / 12.0)
+    row[V + 3] = tr.trump_suit < 0
+    row[V + 4] = team == v.decl
+    row[V + 5] = <float>(v.attacker_points / 200.0)
     total = 0
     for s in range(NSEAT):
-        if s % 2 == decl:
-            total += won_points[s]
+        if s % 2 == v.decl:
+            total += v.won_points[s]
     row[V + 6] = <float>(total / 200.0)
-    row[V + 7] = <float>(len(tricks) / 27.0)
-    row[V + 8] = <float>(ntrick / 4.0)
-    row[V + 9] = <float>(table_points / 100.0)
-    row[V + 10] = <float>(lead_size / 8.0)
-    if ntrick:
-        row[V + 11 + kind_of(&lead, tr)] = 1.0
-    row[V + 15] = ntrick == 0
+    row[V + 7] = <float>(v.ntricks / 27.0)
+    row[V + 8] = <float>(v.ntrick / 4.0)
+    row[V + 9] = <float>(v.table_points / 100.0)
+    row[V + 10] = <float>(v.lead_size / 8.0)
+    if v.ntrick:
+        row[V + 11 + v.lead_kind] = 1.0
+    row[V + 15] = v.ntrick == 0
     row[V + 16] = tr.classic
     total = 0
     for c in range(NS):
-        total += unseen[c] * tr.points[c]
+        total += v.unseen[c] * tr.points[c]
     row[V + 17] = <float>(total / 200.0)
-    row[V + 18] = obs.phase == "play"
+    row[V + 18] = v.play_phase
+
+
+def featurize(obs, legal):
+    """One decision as unpadded arrays; see features.py for the layout."""
+    cdef _Trump trump = trump_tables(obs.rules, obs.trump_rank, obs.trump_suit)
+    cdef const Trump* tr = &trump.tab
+    cdef View v
+    cdef int k, s, c, i, j, b, n, a, x, total, nlegal, winner
+    cdef Play lead                      # the trick's lead
+    cdef Play p                         # a play being featurized
+    cdef Play* q
+    cdef float* row
+    cdef float* out
+    cdef cnp.npy_intp dims[2]
+    cdef tuple item
+
+    memset(&v, 0, sizeof(v))
+    v.seat = seat_of(obs.seat)
+    v.dealer = seat_of(obs.dealer)
+    for k in range(NSEAT):
+        v.rel[k] = (v.seat + k) % NSEAT
+    add_cards(obs.hand, v.mine, tr.points)
+    tricks = obs.tricks
+    for done in tricks:
+        item = done if type(done) is tuple else tuple(done)
+        _, plays, w = item
+        total = 0
+        for seat_cards in plays:
+            item = seat_cards if type(seat_cards) is tuple else tuple(seat_cards)
+            s, cards = item
+            total += add_cards(cards, v.played[seat_of(s)], tr.points)
+        s = seat_of(w)
+        v.won_points[s] += total
+        v.won_tricks[s] += 1
+    v.ntricks = len(tricks)
+    trick = obs.trick
+    cdef int ntrick = len(trick)
+    if ntrick >= NSEAT:
+        raise ValueError(f"a trick still being played has at most 3 plays, not {ntrick}")
+    v.ntrick = ntrick
+    memset(&lead, 0, sizeof(lead))
+    memset(&p, 0, sizeof(p))
+    for i in range(ntrick):
+        s, cards = trick[i]
+        s = seat_of(s)
+        v.trick_seats[i] = s
+        load_play(cards, &lead if i == 0 else &p, tr.points)
+        q = &lead if i == 0 else &p
+        v.table_points += q.points
+        for j in range(q.nheld):
+            c = q.held[j]
+            v.in_trick[s][c] += q.by_card[c]
+            v.trickv[i * NS + c] = <unsigned char>q.by_card[c]
+        if i > 0:
+            clear_play(&p)
+    voids = obs.voids
+    for k in range(NSEAT):
+        for ch in voids[v.rel[k]]:
+            x = CAT_OF_CHAR[ord(ch)] if len(ch) == 1 and ord(ch) < 128 else -1
+            if x < 0:
+                CATS.index(ch)      # the ValueError the Python featurizer raises
+            v.voided[k][x] = 1
+    v.lead_kind = kind_of(&lead, tr) if ntrick else -1
+    declarers = obs.declarers
+    v.decl = declarers if declarers is not None else -1
+    cards_left = obs.cards_left
+    for s in range(NSEAT):
+        v.cards_left[s] = cards_left[s]
+    levels = obs.levels
+    v.levels[0] = levels[0]
+    v.levels[1] = levels[1]
+    v.attacker_points = obs.attacker_points
+    v.play_phase = obs.phase == "play"
+    view_derive(&v, tr)
+    if ntrick:
+        v.led_cat = tr.cat[card_id(trick[0][1][0])]     # the first card named, as numpy reads it
+
+    dims[0] = MAX_TOKENS
+    dims[1] = FS
+    tokens = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
+    cdef float* t = <float*>cnp.PyArray_DATA(tokens)
+    write_state(&v, tr, t)
     if tr.classic:
-        classic_planes(obs, t, order, rel, played, in_trick, decl, tr)
+        classic_planes(obs, t, &v, tr)
 
     # Actions.
+    cdef int seat = v.seat, team = v.seat % 2
+    cdef int led_cat = v.led_cat, lead_size = v.lead_size, standing = v.winner
     cdef list moves = legal if type(legal) is list else list(legal)
     nlegal = len(moves)
     dims[0] = nlegal
     dims[1] = FA
     actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
     out = <float*>cnp.PyArray_DATA(actions)
-    cdef int shift = 0 if cat_of_block[0] == TRUMP else 1
+    cdef int shift = 0 if v.cat_of_block[0] == TRUMP else 1
     cdef int safe_n, trumps, pts, strength_sum, led, pairs, kind, cat_a, weakest, strongest
     cdef int top, beaters, first_slot
     cdef int per_cat[5]
@@ -601,7 +599,7 @@ def featurize(obs, legal):
         for j in range(p.nheld):
             c = p.held[j]
             x = p.by_card[c]
-            i = slot_of[c]
+            i = v.slot_of[c]
             row[A_CNT + i] = <float>(x / 2.0)
             n += x
             per_cat[tr.cat[c]] += x
@@ -619,8 +617,8 @@ def featurize(obs, legal):
         row[A_N] = <float>(n / 8.0)
         row[A_CAT] = <float>(trumps / <double>safe_n)
         for b in range(4):
-            if cat_of_block[b] != TRUMP:
-                row[A_CAT + b + shift] = <float>(per_cat[cat_of_block[b]] / <double>safe_n)
+            if v.cat_of_block[b] != TRUMP:
+                row[A_CAT + b + shift] = <float>(per_cat[v.cat_of_block[b]] / <double>safe_n)
         row[A_POINTS] = <float>(pts / 20.0)
         row[A_TRUMPS] = <float>(trumps / 8.0)
         row[A_STRENGTH] = <float>(strength_sum / <double>safe_n / 23.0)
@@ -631,21 +629,21 @@ def featurize(obs, legal):
         if not ntrick:
             # features._lead_safety for this lead.
             if n > 0:
-                cat_a = tr.cat[order[first_slot]]
+                cat_a = tr.cat[v.order[first_slot]]
                 top = strongest if kind == 2 else weakest
                 beaters = 0
                 for j in range(tr.cat_n[cat_a]):
                     c = tr.cat_cards[cat_a][j]
                     if tr.strength[c] > top:
                         if kind == 1 or kind == 2:
-                            beaters += unseen[c] >= 2
+                            beaters += v.unseen[c] >= 2
                         else:
-                            beaters += unseen[c]
+                            beaters += v.unseen[c]
                 row[A_BEATERS] = <float>((beaters if beaters < 8 else 8) / 8.0)
                 row[A_SAFE] = beaters == 0
                 if cat_a != TRUMP:
-                    row[A_OPP_VOID] = voided[1][cat_a] or voided[3][cat_a]
-                    row[A_PARTNER_VOID] = voided[2][cat_a]
+                    row[A_OPP_VOID] = v.voided[1][cat_a] or v.voided[3][cat_a]
+                    row[A_PARTNER_VOID] = v.voided[2][cat_a]
         row[A_PAIRS] = <float>(pairs / 4.0)
         if ntrick and n < lead_size:
             row[A_PARTIAL] = 1.0
@@ -654,10 +652,10 @@ def featurize(obs, legal):
             if per_cat[led_cat] == n or per_cat[TRUMP] == n:
                 for j in range(p.nheld):
                     c = p.held[j]
-                    trickv[ntrick * NS + c] = <unsigned char>p.by_card[c]
-                winner = (trick_seats[0] + trick_winner_c(tr.winner_table(), trickv, ntrick + 1)) % NSEAT
+                    v.trickv[ntrick * NS + c] = <unsigned char>p.by_card[c]
+                winner = (v.trick_seats[0] + trick_winner_c(&tr.table, v.trickv, ntrick + 1)) % NSEAT
                 for j in range(p.nheld):
-                    trickv[ntrick * NS + p.held[j]] = 0
+                    v.trickv[ntrick * NS + p.held[j]] = 0
             else:
                 # Neither all of the led category nor all trumps: in both rulesets such a play
                 # never takes the trick (the referee's play keys give it -1), so the trick's
@@ -666,26 +664,27 @@ def featurize(obs, legal):
             if winner == seat:
                 row[A_WINS] = 1.0
             if winner % 2 == team:
-                row[A_GAIN] = <float>((table_points + pts) / 50.0)
+                row[A_GAIN] = <float>((v.table_points + pts) / 50.0)
         clear_play(&p)
 
     dims[0] = NS
     unseen_arr = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
     cdef int* u = <int*>cnp.PyArray_DATA(unseen_arr)
     for i in range(NS):
-        x = unseen[order[i]]
+        x = v.unseen[v.order[i]]
         u[i] = x if x > 0 else 0
     dims[0] = 3
     capacity = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
     cdef int* cap = <int*>cnp.PyArray_DATA(capacity)
     for k in range(3):
-        cap[k] = cards_left[rel[k + 1]]
+        cap[k] = cards_left[v.rel[k + 1]]
     dims[0] = 3
     dims[1] = NS
     void_arr = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
     cdef float* vd = <float*>cnp.PyArray_DATA(void_arr)
     for k in range(3):
         for i in range(NS):
-            vd[k * NS + i] = voided[k + 1][tr.cat[order[i]]]
-    return {"state_tokens": tokens, "actions": actions, "role": (seat - dealer + NSEAT) % NSEAT,
+            vd[k * NS + i] = v.voided[k + 1][tr.cat[v.order[i]]]
+    return {"state_tokens": tokens, "actions": actions,
+            "role": (v.seat - v.dealer + NSEAT) % NSEAT,
             "unseen": unseen_arr, "capacity": capacity, "void": void_arr}
