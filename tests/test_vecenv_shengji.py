@@ -64,9 +64,11 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
             assert obs["seat"][i] == r.state.current_seat
             assert obs["prefix"][i].sum() == len(r.prefix)
             if check_features:
-                arrays = features.featurize(r.state.observation(r.state.current_seat), [])
+                seen = r.state.observation(r.state.current_seat)
+                arrays = features.featurize(seen, [])
                 np.testing.assert_array_equal(obs["state_tokens"][i], arrays["state_tokens"])
                 assert obs["role"][i] == arrays["role"]
+                assert (obs["slot_order"][i] == features.slot_order(seen)).all()
         actions = env.sample_actions()
         obs, rewards, dones, info = env.step(actions)
         for i, r in enumerate(replays):

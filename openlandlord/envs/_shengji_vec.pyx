@@ -12,9 +12,9 @@ the trick winner `trick_winner_c`: the referee's own rules, never restated.
 Deals are `Round.new(deal_seed, ...)`'s deals, drawn the same way (numpy's generator: the
 trump suit, then the 108-card permutation), so `spec("shengji").new_game(deal_seed(i, k),
 dealer=..., trump_rank=...)` replays episode k of env i; that draw is the one piece of Python
-per game, once a deal. With features="full" each step builds the seat's `Observation` (Python
-per game and step) for the one featurizer (`features.featurize`): a native path from this
-state to its arrays would restate the featurizer.
+per game, once a deal. With features="full" the state tokens are written by the one
+featurizer's C body (`_features.write_state`) from a view filled from this state, in the same
+native loop.
 """
 cimport numpy as cnp
 from libc.stdlib cimport calloc, free
@@ -23,6 +23,8 @@ from libc.string cimport memset, memcpy
 from openlandlord.games.shengji._cards cimport NCARD, TRUMP, Table, build_table, next_random, below
 from openlandlord.games.shengji._trick cimport Lead, classify, trick_winner_c
 from openlandlord.games.shengji._legal cimport follow_options_c, lead_options_c
+from openlandlord.games.shengji._features cimport (
+    View, Trump, _Trump, trump_tables, view_derive, write_state, lead_kind_c)
 
 import numpy as np
 
@@ -51,6 +53,12 @@ cdef struct Game:
     int tricks_done
     int voids[NSEAT]                      # per seat, a bit per category shown void
     long long episode
+    # What the featurizer's view reads besides (features="full").
+    const Trump* features                 # the featurizer's tables of this trump
+    unsigned char played[NSEAT][NCARD]    # completed tricks' cards, per seat
+    int won_points[NSEAT]
+    int won_tricks[NSEAT]
+    int levels[2]
 
 
 cdef unsigned long long mix_seed(unsigned long long seed, unsigned long long index,
@@ -106,6 +114,9 @@ cdef int play_prefix(Game* g) noexcept nogil:
     for i in range(NSEAT):
         for c in range(NCARD):
             points += g.trick[i][c] * g.t.points[c]
+            g.played[(g.leader + i) % NSEAT][c] += g.trick[i][c]
+    g.won_points[winner] += points
+    g.won_tricks[winner] += 1
     if winner % 2 == g.declarers:
         g.declarer_points += points
     else:
@@ -117,6 +128,50 @@ cdef int play_prefix(Game* g) noexcept nogil:
         if g.hands[winner][c]:
             return 0
     return 1            # every hand is empty (all four are the same size after a trick)
+
+
+cdef void write_features(const Game* g, float* tokens, int* role,
+                         unsigned char* slot_order) noexcept nogil:
+    # The seat to move's view, as `_features.featurize` fills it from an Observation, written by
+    # the featurizer's own body.
+    cdef View v
+    cdef const Trump* tr = g.features
+    cdef int k, s, c, bits
+    memset(&v, 0, sizeof(View))
+    v.seat = g.current
+    v.dealer = g.dealer
+    v.decl = g.declarers
+    for c in range(NCARD):
+        v.mine[c] = g.hands[g.current][c]
+    for s in range(NSEAT):
+        for c in range(NCARD):
+            v.played[s][c] = g.played[s][c]
+            v.cards_left[s] += g.hands[s][c]
+        v.won_points[s] = g.won_points[s]
+        v.won_tricks[s] = g.won_tricks[s]
+    v.ntricks = g.tricks_done
+    v.ntrick = g.ntrick
+    for k in range(g.ntrick):
+        s = (g.leader + k) % NSEAT
+        v.trick_seats[k] = s
+        for c in range(NCARD):
+            v.in_trick[s][c] = g.trick[k][c]
+            v.trickv[k * NCARD + c] = g.trick[k][c]
+            v.table_points += g.trick[k][c] * tr.points[c]
+    v.lead_kind = lead_kind_c(tr, g.trick[0]) if g.ntrick else -1
+    for k in range(NSEAT):
+        bits = g.voids[(g.current + k) % NSEAT]
+        for c in range(5):
+            v.voided[k][c] = bits >> c & 1
+    v.levels[0] = g.levels[0]
+    v.levels[1] = g.levels[1]
+    v.attacker_points = g.attacker_points
+    v.play_phase = 1
+    view_derive(&v, tr)
+    write_state(&v, tr, tokens)
+    role[0] = (g.current - g.dealer + NSEAT) % NSEAT
+    for c in range(NCARD):
+        slot_order[c] = v.order[c]
 
 
 cdef void payoffs_of(const Game* g, float* out) noexcept nogil:
@@ -209,8 +264,12 @@ cdef class ShengjiVecEnv:
     cdef float[:, ::1] rewards
     cdef unsigned char[::1] dones
     cdef int[::1] points
-    cdef object tokens_arr, ntokens_arr, role_arr
-    cdef list history                     # features="full": per env, the completed tricks
+    cdef bint full
+    cdef object tokens_arr, ntokens_arr, role_arr, slots_arr
+    cdef float[:, :, ::1] tokens
+    cdef int[::1] role
+    cdef unsigned char[:, ::1] slots
+    cdef list trumps                      # the featurizer's tables the games point into
     cdef dict obs
     cdef bint started
 
@@ -234,14 +293,17 @@ cdef class ShengjiVecEnv:
         self.rewards, self.points = self.rewards_arr, self.points_arr
         self.dones = self.dones_arr.view(np.uint8)
         self.obs = {"mask": self.mask_arr, "seat": self.seat_arr, "prefix": self.prefix_arr}
-        if features == "full":
+        self.full = features == "full"
+        self.trumps = []
+        if self.full:
             from ..games.shengji import features as F
             self.tokens_arr = np.zeros((num_envs, F.MAX_TOKENS, F.FS), np.float32)
-            self.ntokens_arr = np.zeros(num_envs, np.int32)
+            self.ntokens_arr = np.full(num_envs, F.MAX_TOKENS, np.int32)
             self.role_arr = np.zeros(num_envs, np.int32)
+            self.slots_arr = np.zeros((num_envs, NCARD), np.uint8)
+            self.tokens, self.role, self.slots = self.tokens_arr, self.role_arr, self.slots_arr
             self.obs.update(state_tokens=self.tokens_arr, n_tokens=self.ntokens_arr,
-                            role=self.role_arr)
-            self.history = [[] for _ in range(num_envs)]
+                            role=self.role_arr, slot_order=self.slots_arr)
         self.started = False
 
     def __dealloc__(self):
@@ -282,8 +344,15 @@ cdef class ShengjiVecEnv:
         g.declarers = dealer % 2
         g.leader = g.current = dealer
         g.episode = episode
-        if self.features == "full":
-            self.history[i] = []
+        if self.levels_option is not None:
+            g.levels[0], g.levels[1] = self.levels_option
+        else:
+            g.levels[0] = g.levels[1] = level
+        if self.full:
+            tables = trump_tables("tractor", "23456789TJQKA"[level - 2], "SHDC"[suit])
+            if tables not in self.trumps:
+                self.trumps.append(tables)
+            g.features = &(<_Trump>tables).tab
         return 0
 
     # -- the contract ---------------------------------------------------------------------------
@@ -303,8 +372,9 @@ cdef class ShengjiVecEnv:
         options_of(g, &self.mask[i, 0])
         self.seat[i] = g.current
         memcpy(&self.prefix[i, 0], g.prefix, NCARD)
-        if self.features == "full":
-            self.featurize(i)
+        if self.full:
+            memset(&self.tokens[i, 0, 0], 0, self.tokens.shape[1] * self.tokens.shape[2] * sizeof(float))
+            write_features(g, &self.tokens[i, 0, 0], &self.role[i], &self.slots[i, 0])
         return 0
 
     def step(self, actions):
@@ -319,6 +389,7 @@ cdef class ShengjiVecEnv:
         self.rewards_arr[:] = 0
         self.dones_arr[:] = False
         self.points_arr[:] = 0
+        cdef int ntok = self.tokens.shape[1] * self.tokens.shape[2] if self.full else 0
         with nogil:
             for i in range(self.num_envs):
                 g = &self.games[i]
@@ -328,7 +399,7 @@ cdef class ShengjiVecEnv:
                     g.nprefix += 1
                     if options_of(g, &self.mask[i, 0]):
                         self.prefix[i, a] += 1      # the same seat goes on building its play
-                        continue
+                        continue                    # (the state features do not change)
                 if play_prefix(g):
                     payoffs_of(g, &self.rewards[i, 0])
                     self.points[i] = g.attacker_points
@@ -337,14 +408,14 @@ cdef class ShengjiVecEnv:
                 options_of(g, &self.mask[i, 0])
                 self.seat[i] = g.current
                 memset(&self.prefix[i, 0], 0, NCARD)
-        # What needs Python: a finished env's next deal, and the features.
+                if self.full:
+                    memset(&self.tokens[i, 0, 0], 0, ntok * sizeof(float))
+                    write_features(g, &self.tokens[i, 0, 0], &self.role[i], &self.slots[i, 0])
+        # A finished env's next deal (numpy's draw: Python once a deal).
         for i in range(self.num_envs):
             if self.dones[i]:
                 self.new_deal(i, self.games[i].episode + 1)
                 self.write_row(i)
-            elif self.features == "full":
-                self.record_trick(i)
-                self.featurize(i)
         return self.obs, self.rewards_arr, self.dones_arr, {"attacker_points": self.points_arr}
 
     cdef long long[::1] checked(self, actions) except *:
@@ -395,59 +466,3 @@ cdef class ShengjiVecEnv:
     def episode(self, int i):
         """How many deals env `i` has finished (its current deal's episode number)."""
         return int(self.games[i].episode)
-
-    # -- features="full" ------------------------------------------------------------------------
-    cdef int record_trick(self, int i) except -1:
-        # A trick was settled on this step (the seat to move leads with an empty prefix):
-        # rebuilt from the plays kept until the next lead overwrites them.
-        cdef Game* g = &self.games[i]
-        cdef int k, leader
-        if g.tricks_done <= len(self.history[i]):
-            return 0
-        leader = self.last_leader(i)
-        plays = tuple(((leader + k) % NSEAT, names(g.trick[k])) for k in range(NSEAT))
-        self.history[i].append((leader, plays, g.leader))
-        return 0
-
-    cdef int last_leader(self, int i) except -1:
-        hist = self.history[i]
-        return hist[len(hist) - 1][2] if hist else self.games[i].dealer
-
-    cdef int featurize(self, int i) except -1:
-        from ..games.shengji import features as F
-        from ..games.shengji.state import Observation
-        cdef Game* g = &self.games[i]
-        cdef int k, s, leader = g.leader
-        cats = "SHDCT"
-        rank = "23456789TJQKA"[g.t.trump_rank]
-        levels = (self.levels_option if self.levels_option is not None
-                  else (g.t.trump_rank + 2, g.t.trump_rank + 2))
-        obs = Observation(
-            game="shengji", seat=g.current, phase="play", rules="tractor", trump_rank=rank,
-            trump_suit="SHDC"[g.t.trump_suit], hand=names(g.hands[g.current]),
-            declarers=g.declarers, dealer=g.dealer, levels=levels, current_seat=g.current,
-            leader=leader, trick=tuple(((leader + k) % NSEAT, names(g.trick[k]))
-                                       for k in range(g.ntrick)),
-            tricks=tuple(self.history[i]), attacker_points=g.attacker_points,
-            cards_left=tuple(sum(g.hands[s][k] for k in range(NCARD)) for s in range(NSEAT)),
-            voids=tuple(tuple(cats[x] for x in range(5) if g.voids[s] >> x & 1)
-                        for s in range(NSEAT)))
-        arrays = F.featurize(obs, [])
-        self.tokens_arr[i] = arrays["state_tokens"]
-        self.ntokens_arr[i] = arrays["state_tokens"].shape[0]
-        self.role_arr[i] = arrays["role"]
-        return 0
-
-
-cdef tuple CARD_NAMES = tuple(r + s for s in "SHDC" for r in "23456789TJQKA") + ("SJ", "BJ")
-
-
-cdef tuple names(const unsigned char* v):
-    # A count vector as its sorted card names (the referee's `play_of` order).
-    out = []
-    cdef int c, k
-    for c in range(NCARD):
-        for k in range(v[c]):
-            out.append(CARD_NAMES[c])
-    out.sort()
-    return tuple(out)

@@ -43,7 +43,8 @@ class ClassicVecEnv:
             self._features = F
             self._obs.update(state_tokens=np.zeros((num_envs, F.MAX_TOKENS, F.FS), np.float32),
                              n_tokens=np.zeros(num_envs, np.int32),
-                             role=np.zeros(num_envs, np.int32))
+                             role=np.zeros(num_envs, np.int32),
+                             slot_order=np.zeros((num_envs, 54), np.uint8))
         self._rounds: list = []
         self._prefixes: list = []
         self._episodes: list = []
@@ -86,10 +87,12 @@ class ClassicVecEnv:
         for card in prefix:
             self._prefix[i, codec.card_ids[card]] += 1
         if self.features == "full":
-            arrays = self._features.featurize(r.observation(r.current_seat), [])
+            seen = r.observation(r.current_seat)
+            arrays = self._features.featurize(seen, [])
             self._obs["state_tokens"][i] = arrays["state_tokens"]
             self._obs["n_tokens"][i] = arrays["state_tokens"].shape[0]
             self._obs["role"][i] = arrays["role"]
+            self._obs["slot_order"][i] = self._features.slot_order(seen)
 
     def step(self, actions):
         if not self._rounds:
