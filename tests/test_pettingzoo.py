@@ -1,6 +1,8 @@
 """The PettingZoo AEC environments (`openlandlord.envs.doudizhu_v0`, `shengji_v0`): PettingZoo's
 own api, seed and render tests for every option combination, random play to the end with
 the game's invariants, and the action <-> move mapping of every legal move met."""
+import itertools
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -9,16 +11,30 @@ from openlandlord.envs import doudizhu_v0, shengji_v0
 from openlandlord.envs.actions import DoudizhuActions, ShengjiActions
 from openlandlord.errors import IllegalMove, UserError
 from openlandlord.games import END, spec
-from openlandlord.games.shengji.spec import TRUMP_RANKS
 
 MODULES = {"doudizhu": doudizhu_v0, "shengji": shengji_v0}
 
-# Every option combination new_game takes: Dou Dizhu's biddings; Shengji's rulesets, each a
-# single deal at every trump rank or a whole match (a match starts at level 2).
-COMBINATIONS = ([("doudizhu", {"bidding": b}) for b in ("none", "points", "call-rob")]
-                + [("shengji", {"rules": r, "mode": "deal", "trump_rank": t})
-                   for r in ("tractor", "classic") for t in tuple(TRUMP_RANKS) + ("any",)]
-                + [("shengji", {"rules": r, "mode": "match"}) for r in ("tractor", "classic")])
+
+
+def _combinations():
+    """Every combination of the game's option choices, split into those `new_game` takes
+    (Shengji: both rulesets at every trump rank, and both as a match) and those it refuses (a
+    match at a trump rank other than 2)."""
+    taken, refused = [], []
+    for game in MODULES:
+        g = spec(game)
+        for values in itertools.product(*(o.choices for o in g.options)):
+            options = dict(zip((o.name for o in g.options), values))
+            try:
+                g.new_game(0, **options)
+            except UserError:
+                refused.append((game, options))
+            else:
+                taken.append((game, options))
+    return taken, refused
+
+
+COMBINATIONS, REFUSED = _combinations()
 
 
 def _id(case):
@@ -26,14 +42,10 @@ def _id(case):
     return game + "-" + "-".join(options.values())
 
 
-def test_the_combinations_are_every_option_combination():
-    for game in MODULES:
-        g = spec(game)
-        choices = [len(o.choices) for o in g.options]
-        # Shengji: a match takes only the default trump rank.
-        expected = (int(np.prod(choices)) if game == "doudizhu"
-                    else 2 * (len(TRUMP_RANKS) + 1) + 2)
-        assert sum(1 for gm, _ in COMBINATIONS if gm == game) == expected
+def test_the_combinations():
+    assert len([c for c in COMBINATIONS if c[0] == "doudizhu"]) == 3
+    assert len([c for c in COMBINATIONS if c[0] == "shengji"]) == 2 * 14 + 2
+    assert all(c[0] == "shengji" and c[1]["mode"] == "match" for c in REFUSED)
 
 
 @pytest.mark.parametrize("case", COMBINATIONS, ids=_id)
@@ -42,6 +54,13 @@ def test_pettingzoo_api_and_seed_tests(case):
     module = MODULES[game]
     api_test(module.env(**options), num_cycles=8)
     seed_test(lambda: module.env(**options), num_cycles=8)
+
+
+@pytest.mark.parametrize("game", MODULES)
+def test_api_test_through_a_whole_game(game):
+    # Enough cycles to finish a deal, so api_test checks how every agent terminates.
+    options = {"rules": "classic"} if game == "shengji" else {"bidding": "call-rob"}
+    api_test(MODULES[game].env(**options), num_cycles=400)
 
 
 @pytest.mark.parametrize("game", MODULES)
@@ -54,9 +73,10 @@ def test_render_test_and_metadata(game):
     assert isinstance(env.render(), str) and env.render()
 
 
-def test_a_match_with_a_trump_rank_is_refused_when_made():
-    with pytest.raises(UserError, match="match starts at level 2"):
-        shengji_v0.env(mode="match", trump_rank="5")
+def test_refused_combinations_are_refused_when_made():
+    for game, options in REFUSED:
+        with pytest.raises(UserError, match="match starts at level 2"):
+            MODULES[game].env(**options)
     with pytest.raises(UserError, match="bidding"):
         doudizhu_v0.env(bidding="auction")
     with pytest.raises(UserError, match="no option"):
@@ -151,9 +171,11 @@ def test_random_shengji_rounds_to_the_end(rules):
     assert _random_games("shengji", {"rules": rules, "trump_rank": "any"}, games=6, seed=200) > 0
 
 
-def test_a_random_shengji_match_to_the_end():
-    # A whole match (dozens of rounds): the env plays every one and pays +1 / -1 at the end.
-    steps = _random_games("shengji", {"mode": "match"}, games=1, seed=7, check_illegal=False)
+@pytest.mark.parametrize("rules", ["tractor", "classic"])
+def test_a_random_shengji_match_to_the_end(rules):
+    # A whole match (many rounds): the env plays every one and pays +1 / -1 at the end.
+    steps = _random_games("shengji", {"rules": rules, "mode": "match"}, games=1, seed=7,
+                          check_illegal=False)
     assert steps > 1000
 
 

@@ -56,7 +56,8 @@ class CardGameEnv(AECEnv):
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"{game}_v0")
         self.game.new_game(0, **self.options)       # a combination new_game refuses fails here
-        dims = self.game.features().DIMS
+        self._featurizer = self.game.features()
+        dims = self._featurizer.DIMS
         self._max_tokens, self._feat = dims["max_tokens"], dims["state_feat_dim"]
         self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_seats)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -64,6 +65,7 @@ class CardGameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self.state = None
+        self.deal_seed: int | None = None       # the seed of the game in progress
 
     def _observation_space(self, dims: dict) -> spaces.Dict:
         entries = {
@@ -133,7 +135,7 @@ class CardGameEnv(AECEnv):
         # The state tokens describe the observation; a seat not to move has no legal list of
         # its own, so it is featurized with the codec's stand-in.
         legal = list(self._step.options.values()) if moving else self.codec.stand_in(obs)
-        f = self.game.features().featurize(obs, legal)
+        f = self._featurizer.featurize(obs, legal)
         n = f["state_tokens"].shape[0]
         tokens = np.zeros((self._max_tokens, self._feat), np.float32)
         tokens[:n] = f["state_tokens"]
