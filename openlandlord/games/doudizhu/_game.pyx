@@ -155,12 +155,114 @@ cdef uint64_t _seed64(object seed) except? 0xFFFFFFFFFFFFFFFF:
     return <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
 
 
-cdef enum:   # bidding stages
-    ST_POINTS = 0
-    ST_CALL = 1
-    ST_ROB = 2
-    ST_ROB_BACK = 3
-    ST_DOUBLE = 4
+# The bidding words, in the order of the stages' enums in _game.pxd (and of the featurizer's
+# BID_WORDS).
+BID_WORD_NAMES = ["pass", "bid1", "bid2", "bid3", "call", "rob", "double", "nodouble"]
+
+
+cdef void bid_init(Bidding* b, int flow) noexcept nogil:
+    cdef int i
+    b.flow = flow
+    b.stage = ST_POINTS if flow == BF_POINTS else ST_CALL
+    b.seat = 0
+    b.best_bid = 0
+    b.best_seat = -1
+    b.bids_made = 0
+    b.caller = -1
+    b.robs = 0
+    b.nqueue = 0
+    b.doubles_made = 0
+    for i in range(3):
+        b.doubled[i] = 0
+
+
+cdef int bid_legal(const Bidding* b, int* words) noexcept nogil:
+    cdef int n = 0, k
+    if b.stage == ST_POINTS:
+        words[0] = W_PASS
+        n = 1
+        for k in range(b.best_bid + 1, 4):
+            words[n] = W_BID1 + k - 1
+            n += 1
+        return n
+    if b.stage == ST_CALL:
+        words[0] = W_PASS
+        words[1] = W_CALL
+        return 2
+    if b.stage == ST_ROB or b.stage == ST_ROB_BACK:
+        words[0] = W_PASS
+        words[1] = W_ROB
+        return 2
+    words[0] = W_NODOUBLE
+    words[1] = W_DOUBLE
+    return 2
+
+
+cdef void bid_start_play(PlayState* st, const Bidding* b) noexcept nogil:
+    """The play begins (the landlord, st.landlord, holds the kitty): the landlord leads, at
+    the stake the flow set."""
+    cdef int f, lord = st.landlord
+    st.turn = lord
+    if b.flow == BF_POINTS:
+        st.base_stake = b.best_bid
+    elif b.flow == BF_CALL_ROB:
+        st.base_stake = 1 << b.robs
+        for f in range(3):
+            st.seat_factor[f] = (2 if b.doubled[lord] else 1) * (2 if b.doubled[f] else 1)
+
+
+cdef int bid_apply(Bidding* b, int s, int word) noexcept nogil:
+    """Seat s says `word` (legal: see bid_legal); returns an EV_ event."""
+    if b.stage == ST_POINTS:
+        # bids_made counts the passes since the last bid here (OpenSpiel's flow)
+        if word == W_PASS:
+            b.bids_made += 1
+        else:
+            b.bids_made = 0
+            b.best_bid = word - W_BID1 + 1
+            b.best_seat = s
+        if b.bids_made == 3:
+            return EV_VOID
+        if b.best_bid == 3 or (b.bids_made == 2 and b.best_bid > 0):
+            return EV_LANDLORD_PLAY
+        b.seat = (s + 1) % 3
+        return EV_NONE
+    if b.stage == ST_CALL:
+        b.bids_made += 1
+        if word == W_CALL:
+            b.caller = s
+            b.best_seat = s
+            b.queue[0] = (s + 2) % 3
+            b.nqueue = 1
+            b.stage = ST_ROB
+            b.seat = (s + 1) % 3
+            return EV_NONE
+        if b.bids_made == 3:
+            return EV_VOID
+        b.seat = (s + 1) % 3
+        return EV_NONE
+    if b.stage == ST_ROB or b.stage == ST_ROB_BACK:
+        if word == W_ROB:
+            b.robs += 1
+            b.best_seat = s
+        if b.stage == ST_ROB and b.nqueue:
+            b.seat = b.queue[0]
+            b.nqueue = 0
+            return EV_NONE
+        if b.stage == ST_ROB and b.robs > 0:
+            b.stage = ST_ROB_BACK
+            b.seat = b.caller
+            return EV_NONE
+        b.stage = ST_DOUBLE
+        b.seat = b.best_seat
+        return EV_LANDLORD
+    b.doubled[s] = 1 if word == W_DOUBLE else 0
+    b.doubles_made += 1
+    if b.doubles_made == 3:
+        return EV_PLAY
+    b.seat = (s + 1) % 3
+    return EV_NONE
+
 
 cdef enum:   # phases
     PH_BIDDING = 0
@@ -185,16 +287,7 @@ cdef class Game:
     cdef list _bids
     cdef list _plays
     cdef int landlord_seat
-    cdef int bid_seat
-    cdef int stage
-    cdef int best_bid
-    cdef int best_seat
-    cdef int bids_made
-    cdef int caller
-    cdef int robs
-    cdef list rob_queue
-    cdef int doubled[3]
-    cdef int doubles_made
+    cdef Bidding bid
 
     # -- construction ------------------------------------------------------------------
     @staticmethod
@@ -245,7 +338,6 @@ cdef class Game:
         g.seed = None
         for i in range(3):
             g.dealt[i] = hands[i]
-            g.doubled[i] = 0
         g.kitty_packed = kitty
         g.given_landlord = landlord
         g.void = False
@@ -253,21 +345,13 @@ cdef class Game:
         g._bids = []
         g._plays = []
         g.landlord_seat = -1
-        g.bid_seat = 0
-        g.best_bid = 0
-        g.best_seat = -1
-        g.bids_made = 0
-        g.caller = -1
-        g.robs = 0
-        g.rob_queue = []
-        g.doubles_made = 0
+        bid_init(&g.bid, BIDDING_FLOWS.index(bidding))
         init_play_state(&g.st, hands, 0)
         if bidding == "none":
             g._take_kitty(landlord)
             g._start_play()
         else:
             g.phase_code = PH_BIDDING
-            g.stage = ST_POINTS if bidding == "points" else ST_CALL
         return g
 
     cdef _take_kitty(self, int landlord):
@@ -280,15 +364,8 @@ cdef class Game:
         self.landlord_seat = landlord
 
     cdef _start_play(self):
-        cdef int f
         self.phase_code = PH_PLAY
-        self.st.turn = self.landlord_seat
-        if self.bidding == "points":
-            self.st.base_stake = self.best_bid
-        elif self.bidding == "call-rob":
-            self.st.base_stake = 1 << self.robs
-            for f in range(3):
-                self.st.seat_factor[f] = (2 if self.doubled[self.landlord_seat] else 1) * (2 if self.doubled[f] else 1)
+        bid_start_play(&self.st, &self.bid)
 
     cpdef Game clone(self):
         """An independent copy (same history, same future)."""
@@ -305,16 +382,7 @@ cdef class Game:
         g._bids = list(self._bids)
         g._plays = list(self._plays)
         g.landlord_seat = self.landlord_seat
-        g.bid_seat = self.bid_seat
-        g.stage = self.stage
-        g.best_bid = self.best_bid
-        g.best_seat = self.best_seat
-        g.bids_made = self.bids_made
-        g.caller = self.caller
-        g.robs = self.robs
-        g.rob_queue = list(self.rob_queue)
-        g.doubled = self.doubled
-        g.doubles_made = self.doubles_made
+        g.bid = self.bid
         return g
 
     # -- state -------------------------------------------------------------------------
@@ -334,7 +402,7 @@ cdef class Game:
     def current_seat(self):
         """Seat to act; -1 once the game is done."""
         if self.phase_code == PH_BIDDING:
-            return self.bid_seat
+            return self.bid.seat
         if self.phase_code == PH_PLAY:
             return self.st.turn
         return -1
@@ -366,13 +434,9 @@ cdef class Game:
             return state_legal_moves(&self.st)
         if self.phase_code == PH_DONE:
             return []
-        if self.stage == ST_POINTS:
-            return ["pass"] + [f"bid{b}" for b in range(self.best_bid + 1, 4)]
-        if self.stage == ST_CALL:
-            return ["pass", "call"]
-        if self.stage == ST_ROB or self.stage == ST_ROB_BACK:
-            return ["pass", "rob"]
-        return ["nodouble", "double"]
+        cdef int words[8]
+        cdef int n = bid_legal(&self.bid, words)
+        return [BID_WORD_NAMES[words[k]] for k in range(n)]
 
     def count_legal(self):
         """How many legal actions the seat to act has (the game interface: Dou Dizhu lists
@@ -427,53 +491,16 @@ cdef class Game:
                               f"{self.bidding} flow; legal: {', '.join(legal)}")
         self._history.append((s, action))
         self._bids.append((s, action))
-        if self.stage == ST_POINTS:
-            # bids_made counts the passes since the last bid here (OpenSpiel's flow)
-            if action == "pass":
-                self.bids_made += 1
-            else:
-                self.bids_made = 0
-                self.best_bid = int(action[3])
-                self.best_seat = s
-            if self.bids_made == 3:
-                self._end_void()
-            elif self.best_bid == 3 or (self.bids_made == 2 and self.best_bid > 0):
-                self._take_kitty(self.best_seat)
-                self._start_play()
-            else:
-                self.bid_seat = (s + 1) % 3
-        elif self.stage == ST_CALL:
-            self.bids_made += 1
-            if action == "call":
-                self.caller = s
-                self.best_seat = s
-                self.rob_queue = [(s + 1) % 3, (s + 2) % 3]
-                self.stage = ST_ROB
-                self.bid_seat = self.rob_queue.pop(0)
-            elif self.bids_made == 3:
-                self._end_void()
-            else:
-                self.bid_seat = (s + 1) % 3
-        elif self.stage == ST_ROB or self.stage == ST_ROB_BACK:
-            if action == "rob":
-                self.robs += 1
-                self.best_seat = s
-            if self.stage == ST_ROB and self.rob_queue:
-                self.bid_seat = self.rob_queue.pop(0)
-            elif self.stage == ST_ROB and self.robs > 0:
-                self.stage = ST_ROB_BACK
-                self.bid_seat = self.caller
-            else:
-                self._take_kitty(self.best_seat)
-                self.stage = ST_DOUBLE
-                self.bid_seat = self.landlord_seat
-        else:
-            self.doubled[s] = action == "double"
-            self.doubles_made += 1
-            if self.doubles_made == 3:
-                self._start_play()
-            else:
-                self.bid_seat = (s + 1) % 3
+        cdef int event = bid_apply(&self.bid, s, BID_WORD_NAMES.index(action))
+        if event == EV_VOID:
+            self._end_void()
+        elif event == EV_LANDLORD:
+            self._take_kitty(self.bid.best_seat)
+        elif event == EV_LANDLORD_PLAY:
+            self._take_kitty(self.bid.best_seat)
+            self._start_play()
+        elif event == EV_PLAY:
+            self._start_play()
 
     cdef _end_void(self):
         self.void = True
@@ -494,19 +521,19 @@ cdef class Game:
         if self.void:
             return {"winner": None, "void": True, "landlord": None, "base_stake": 0,
                     "final_stake": 0, "farmer_stakes": {}, "breakdown": {"bombs": 0, "rockets": 0,
-                    "spring": False, "anti_spring": False, "robs": self.robs, "doubles": 0},
+                    "spring": False, "anti_spring": False, "robs": self.bid.robs, "doubles": 0},
                     "payoffs": pay}
         common = self.st.base_stake << stake_exponent(&self.st)
         lord = self.landlord_seat
         return {"winner": "landlord" if self.st.winner == lord else "farmers", "void": False,
                 "landlord": lord, "winner_seat": self.st.winner,
                 "base_stake": self.st.base_stake,
-                "final_stake": common * (2 if self.doubled[lord] else 1),
+                "final_stake": common * (2 if self.bid.doubled[lord] else 1),
                 "farmer_stakes": {f: common * self.st.seat_factor[f] for f in range(3) if f != lord},
                 "breakdown": {"bombs": self.st.bombs, "rockets": self.st.rockets,
                               "spring": bool(is_spring(&self.st)),
                               "anti_spring": bool(is_anti_spring(&self.st)),
-                              "robs": self.robs, "doubles": sum(self.doubled[i] for i in range(3))},
+                              "robs": self.bid.robs, "doubles": sum(self.bid.doubled[i] for i in range(3))},
                 "payoffs": pay}
 
     # -- what a seat sees --------------------------------------------------------------
@@ -531,12 +558,12 @@ cdef class Game:
         hand = _packed_str(self.dealt[seat] if lord < 0 else self.st.hand[seat])
         if self.phase_code == PH_BIDDING:
             if self.bidding == "points":
-                stake = self.best_bid
+                stake = self.bid.best_bid
             else:
-                stake = (1 << self.robs) * (2 if lord >= 0 and self.doubled[lord] else 1)
+                stake = (1 << self.bid.robs) * (2 if lord >= 0 and self.bid.doubled[lord] else 1)
         else:
             stake = ((self.st.base_stake << (self.st.bombs + self.st.rockets))
-                     * (2 if lord >= 0 and self.doubled[lord] else 1)) if not self.void else 0
+                     * (2 if lord >= 0 and self.bid.doubled[lord] else 1)) if not self.void else 0
         standing = self.phase_code == PH_PLAY and self.st.to_beat != 0 and self.st.to_beat_seat != seat
         return Observation(
             game="doudizhu", seat=seat, phase=_PHASES[self.phase_code], bidding=self.bidding,
@@ -549,7 +576,7 @@ cdef class Game:
             to_beat_seat=self.st.to_beat_seat if standing else None,
             stake=stake, bombs_played=self.st.bombs + self.st.rockets,
             current_seat=self.current_seat,
-            doubled=tuple(bool(self.doubled[i]) for i in range(3)), robs=self.robs)
+            doubled=tuple(bool(self.bid.doubled[i]) for i in range(3)), robs=self.bid.robs)
 
     # -- persistence -------------------------------------------------------------------
     def to_json(self):
