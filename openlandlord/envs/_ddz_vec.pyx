@@ -22,11 +22,14 @@ import numpy as np
 from ..errors import IllegalMove, UserError
 from openlandlord.games.doudizhu._referee cimport (
     PlayState, MAX_LEGAL, N_ACTIONS, T_BOMB, T_ROCKET, legal_actions, apply_action, payoff,
-    splitmix64, deal_packed, init_play_state, action_packed, action_type, packed_count)
+    splitmix64, deal_packed, init_play_state, action_packed, action_type, packed_count, Bidding,
+    bid_init, bid_legal, bid_apply, bid_start_play, BF_NONE, BF_POINTS, EV_VOID, EV_LANDLORD,
+    EV_LANDLORD_PLAY, EV_PLAY)
 from openlandlord.games.doudizhu._features cimport (
     DdzView, V_RANKS, write_state, view_tokens, view_role, write_unseen, table_ready,
     write_play_action, write_bid_action, stake_scale)
 from openlandlord.games.doudizhu import features as _py
+from openlandlord.games.doudizhu._referee import BIDDING_FLOWS
 from .actions import N_DDZ_PLAY, DoudizhuActions
 
 cnp.import_array()
@@ -44,12 +47,19 @@ if N_DDZ_PLAY != N_ACTIONS:
 
 cdef enum:
     MAX_PLAYS = 192     # a game has at most 54 plays and two passes after each
+    MAX_BIDS = 16       # a flow has at most 9 bids
 
 
 cdef struct Env:
     PlayState st
+    Bidding bid
+    int bidding             # 1 while the flow's bids are being made
+    uint64_t dealt[3]
     uint64_t start[3]       # each seat's cards when the play began (the landlord's with the kitty)
     uint64_t kitty
+    int lord                # -1 until the bidding gives a landlord
+    int nbids
+    int32_t bid_word[MAX_BIDS]
     uint64_t deal_seed
     long long episode
     int nplays
@@ -93,6 +103,7 @@ cdef class DoudizhuVecEnv:
     cdef readonly int num_seats
     cdef readonly str features
     cdef readonly str bidding
+    cdef int flow
     cdef uint64_t seed
     cdef uint64_t rng
     cdef bint full
@@ -117,8 +128,10 @@ cdef class DoudizhuVecEnv:
     def __init__(self, int num_envs, seed=0, str features="full", str bidding="none"):
         if num_envs < 1:
             raise UserError(f"num_envs must be positive, got {num_envs}")
-        if bidding != "none":
-            raise UserError(f"the Dou Dizhu VecEnv plays bidding 'none' only, got {bidding!r}")
+        if bidding not in BIDDING_FLOWS:
+            raise UserError(f"unknown bidding flow {bidding!r}; choose one of "
+                            f"{', '.join(BIDDING_FLOWS)}")
+        self.flow = BIDDING_FLOWS.index(bidding)
         self.num_envs = num_envs
         self.num_actions = NUM_ACTIONS
         self.num_seats = 3
@@ -172,15 +185,36 @@ cdef class DoudizhuVecEnv:
         cdef int s
         e.deal_seed = deal_seed_c(self.seed, i, e.episode)
         deal_packed(e.deal_seed, hands, &kitty)
-        hands[0] += kitty
-        init_play_state(&e.st, hands, 0)
         for s in range(3):
-            e.start[s] = hands[s]
+            e.dealt[s] = hands[s]
             e.passes[s] = 0
             e.bombs[s] = 0
         e.kitty = kitty
         e.nplays = 0
+        e.nbids = 0
+        e.lord = -1
+        init_play_state(&e.st, hands, 0)
+        for s in range(3):
+            e.start[s] = hands[s]
+        bid_init(&e.bid, self.flow)
+        if self.flow == BF_NONE:
+            e.bidding = 0
+            self.take_kitty(e, 0)
+            bid_start_play(&e.st, &e.bid)
+        else:
+            e.bidding = 1
         return 0
+
+    cdef void take_kitty(self, Env* e, int lord) noexcept nogil:
+        cdef uint64_t hands[3]
+        cdef int s
+        for s in range(3):
+            hands[s] = e.dealt[s]
+        hands[lord] += e.kitty
+        init_play_state(&e.st, hands, lord)
+        for s in range(3):
+            e.start[s] = hands[s]
+        e.lord = lord
 
     cdef int relist(self, int i) noexcept nogil:
         """Lists env i's legal actions and rewrites its mask row (clear old, set new)."""
@@ -188,9 +222,15 @@ cdef class DoudizhuVecEnv:
         cdef int k, n
         cdef uint8_t* row = &self.mask_v[i, 0]
         cdef int32_t* grown
+        cdef int words[8]
         for k in range(e.nlegal):
             row[e.legal[k]] = 0
-        n = legal_actions(&e.st, self.scratch)
+        if e.bidding:
+            n = bid_legal(&e.bid, words)
+            for k in range(n):
+                self.scratch[k] = BID_OFFSET + words[k]
+        else:
+            n = legal_actions(&e.st, self.scratch)
         if n > e.cap:
             grown = <int32_t*>realloc(e.legal, n * sizeof(int32_t))
             if grown == NULL:
@@ -201,16 +241,15 @@ cdef class DoudizhuVecEnv:
             e.legal[k] = self.scratch[k]
             row[self.scratch[k]] = 1
         e.nlegal = n
-        self.seat_v[i] = e.st.turn
+        self.seat_v[i] = e.bid.seat if e.bidding else e.st.turn
         return 0
 
     cdef void view_of(self, int i, DdzView* v) noexcept nogil:
         """Env i's decision as the featurizer's view (what `Game.observation(seat)` shows)."""
         cdef Env* e = &self.envs[i]
         cdef PlayState* st = &e.st
-        cdef int seat = st.turn
-        cdef int k, j, r, s, a, lord = st.landlord
-        cdef int stake_exp
+        cdef int seat = e.bid.seat if e.bidding else st.turn
+        cdef int k, j, r, s, a, lord = e.lord
         cdef long long stake
         v.seat = seat
         unpack(st.hand[seat], v.hand)
@@ -221,7 +260,7 @@ cdef class DoudizhuVecEnv:
             v.bombs[k] = e.bombs[s]
             v.cards_left[k] = st.n_cards[k]
         v.lord = lord
-        v.kitty_shown = 1 if e.kitty != 0 else 0
+        v.kitty_shown = 1 if lord >= 0 and e.kitty != 0 else 0
         if v.kitty_shown:
             unpack(e.kitty, v.kitty_left)
             k = rel_seat(lord, seat)
@@ -234,7 +273,7 @@ cdef class DoudizhuVecEnv:
             v.recent_seat[j] = e.play_seat[e.nplays - 1 - j]
             unpack(action_packed(a), v.recent[j])
             v.recent_len[j] = packed_count(action_packed(a))
-        if st.to_beat != 0 and st.to_beat_seat != seat:
+        if not e.bidding and st.to_beat != 0 and st.to_beat_seat != seat:
             v.to_beat_seat = st.to_beat_seat
             unpack(action_packed(st.to_beat), v.to_beat)
             v.to_beat_len = packed_count(action_packed(st.to_beat))
@@ -243,11 +282,21 @@ cdef class DoudizhuVecEnv:
             for r in range(NR):
                 v.to_beat[r] = 0
             v.to_beat_len = 0
-        v.bidding = 0
-        stake = (<long long>st.base_stake) << (st.bombs + st.rockets)
+        v.bidding = e.bidding
+        if e.bidding and self.flow == BF_POINTS:
+            stake = e.bid.best_bid
+        elif e.bidding:
+            stake = (<long long>1) << e.bid.robs
+        else:
+            stake = (<long long>st.base_stake) << (st.bombs + st.rockets)
+        if lord >= 0 and e.bid.doubled[lord] and not (e.bidding and self.flow == BF_POINTS):
+            stake *= 2
         v.stake_scaled = stake_scale(stake)
         v.bombs_played = st.bombs + st.rockets
-        v.nbids = 0
+        k = e.nbids - 8 if e.nbids > 8 else 0
+        v.nbids = e.nbids - k
+        for j in range(v.nbids):
+            v.bid_word[j] = e.bid_word[k + j]
 
     cdef void featurize_env(self, int i) noexcept nogil:
         cdef DdzView v
@@ -264,10 +313,23 @@ cdef class DoudizhuVecEnv:
         self.capacity_v[i, 1] = v.cards_left[(v.seat + 2) % 3]
 
     cdef int apply(self, int i, int a) noexcept nogil:
-        """Env i plays action a (legal); returns 1 when its game ended."""
+        """Env i plays action a (legal); returns 1 when its game ended (2 when void)."""
         cdef Env* e = &self.envs[i]
-        cdef int s = e.st.turn
-        cdef int t
+        cdef int s, t, event
+        if e.bidding:
+            s = e.bid.seat
+            e.bid_word[e.nbids] = a - BID_OFFSET
+            e.nbids += 1
+            event = bid_apply(&e.bid, s, a - BID_OFFSET)
+            if event == EV_VOID:
+                return 2
+            if event == EV_LANDLORD or event == EV_LANDLORD_PLAY:
+                self.take_kitty(e, e.bid.best_seat)
+            if event == EV_LANDLORD_PLAY or event == EV_PLAY:
+                e.bidding = 0
+                bid_start_play(&e.st, &e.bid)
+            return 0
+        s = e.st.turn
         apply_action(&e.st, a)
         e.play_seat[e.nplays] = s
         e.play_act[e.nplays] = a
@@ -311,7 +373,7 @@ cdef class DoudizhuVecEnv:
         if arr.shape != (self.num_envs,):
             raise UserError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
         acts = arr
-        cdef int i, bad = -1
+        cdef int i, bad = -1, ended
         cdef long long a
         cdef int s
         with nogil:
@@ -326,9 +388,10 @@ cdef class DoudizhuVecEnv:
                               f"{'...' if self.envs[bad].nlegal > 12 else ''})")
         with nogil:
             for i in range(self.num_envs):
-                if self.apply(i, <int>acts[i]):
+                ended = self.apply(i, <int>acts[i])
+                if ended:
                     for s in range(3):
-                        self.rewards_v[i, s] = <float>payoff(&self.envs[i].st, s)
+                        self.rewards_v[i, s] = <float>payoff(&self.envs[i].st, s) if ended == 1 else 0.0
                     self.dones_v[i] = 1
                     self.envs[i].episode += 1
                     self.deal(i)
@@ -355,7 +418,7 @@ cdef class DoudizhuVecEnv:
         return out
 
     def legal_actions(self, int i):
-        """Env i's legal actions (ascending)."""
+        """Env i's legal actions (plays ascending; bids in the order the referee lists them)."""
         self._check(i)
         cdef Env* e = &self.envs[i]
         return np.array([e.legal[k] for k in range(e.nlegal)], np.int64)
@@ -371,7 +434,10 @@ cdef class DoudizhuVecEnv:
         out = np.zeros((e.nlegal, FA), np.float32)
         cdef float[:, ::1] o = out
         for k in range(e.nlegal):
-            write_play_action(hand, e.legal[k], &o[k, 0])
+            if e.bidding:
+                write_bid_action(e.legal[k] - BID_OFFSET, &o[k, 0])
+            else:
+                write_play_action(hand, e.legal[k], &o[k, 0])
         return out
 
     def deal_seeds(self):
