@@ -46,6 +46,17 @@ cdef struct View:
     int levels[2]
     int attacker_points
     int play_phase
+    # Ruleset `classic` (write_classic; features._classic_planes).
+    int declare_phase
+    int bury_phase
+    int kitty[NS]             # the buried cards the seat sees (the dealer's, once buried)
+    int kitty_shown           # the seat sees a kitty (obs.kitty is not empty)
+    int declarer              # the standing declaration's seat, -1 none
+    int declared[NS]          # its cards
+    int declared_n
+    int declared_jokers       # a joker pair (no trump)
+    int taken[NSEAT]          # cards each seat took back from failed throws
+    int penalty               # their penalty, signed to the attackers
     # Derived by view_derive: relative seats, unseen counts, the lead, the canonical slots.
     int rel[NSEAT]
     int unseen[NS]
@@ -58,6 +69,7 @@ cdef struct View:
 
 cdef void view_derive(View* v, const Trump* tr) noexcept nogil
 cdef void write_state(const View* v, const Trump* tr, float* t) noexcept nogil
+cdef void write_classic(const View* v, const Trump* tr, float* t) noexcept nogil
 cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil
 
 cdef class _Trump:

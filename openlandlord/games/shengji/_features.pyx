@@ -274,52 +274,61 @@ cdef int block_key_cmp(const int* a, const int* b, int n) noexcept nogil:
     return 0
 
 
-cdef int classic_planes(obs, float* t, const View* v, const Trump* tr) except -1:
-    """features._classic_planes, natively."""
-    cdef int kit[NS]
-    cdef int held[NS]
-    cdef int taken[NSEAT]
-    cdef int i, c, k, s, n, declarer = -1, penalty = 0, kitty_points
-    cdef float* row
-    memset(kit, 0, sizeof(kit))
-    memset(held, 0, sizeof(held))
-    memset(taken, 0, sizeof(taken))
+cdef int classic_view(obs, View* v, const Trump* tr) except -1:
+    """The `classic` fields of the view from the observation (features._classic_planes)."""
+    cdef int s, n
+    v.declare_phase = obs.phase == "declare"
+    v.bury_phase = obs.phase == "bury"
     kitty = obs.kitty
-    kitty_points = add_cards(kitty, kit, tr.points)
+    add_cards(kitty, v.kitty, tr.points)
+    v.kitty_shown = bool(kitty)
+    v.declarer = -1
     declaration = obs.declaration
     if declaration:
-        declarer = seat_of(declaration[0])
-        add_cards(declaration[1], held, tr.points)
-        for c in range(NS):
-            held[c] -= v.played[declarer][c] + v.in_trick[declarer][c]
-            if held[c] < 0:
-                held[c] = 0
-    for i in range(NS):
-        c = v.order[i]
-        row = t + i * FS
-        row[V + S_KITTY] = <float>(kit[c] / 2.0)
-        row[V + S_DECLARED] = <float>(held[c] / 2.0)
+        v.declarer = seat_of(declaration[0])
+        cards = declaration[1]
+        add_cards(cards, v.declared, tr.points)
+        v.declared_n = len(cards)
+        v.declared_jokers = all(card in ("SJ", "BJ") for card in cards)
     for item in obs.failed_throws:
         s = seat_of(item[0])
         n = len(item[1]) - len(item[2])
-        taken[s] += n
-        penalty += (10 if s % 2 == v.decl else -10) * n
+        v.taken[s] += n
+        v.penalty += (10 if s % 2 == v.decl else -10) * n
+    return 0
+
+
+cdef void write_classic(const View* v, const Trump* tr, float* t) noexcept nogil:
+    """features._classic_planes: my buried kitty, the standing declaration still held and who
+    made it, the cards taken back from failed throws and the penalty, the phase, whether a
+    kitty is hidden from me."""
+    cdef int i, c, k, held, kitty_points = 0
+    cdef float* row
+    for c in range(NS):
+        kitty_points += v.kitty[c] * tr.points[c]
+    for i in range(NS):
+        c = v.order[i]
+        row = t + i * FS
+        row[V + S_KITTY] = <float>(v.kitty[c] / 2.0)
+        held = 0
+        if v.declarer >= 0:
+            held = v.declared[c] - v.played[v.declarer][c] - v.in_trick[v.declarer][c]
+            if held < 0:
+                held = 0
+        row[V + S_DECLARED] = <float>(held / 2.0)
     for k in range(NSEAT):
         row = t + (NS + k) * FS
-        row[V + SEAT_CLASSIC] = v.rel[k] == declarer
-        row[V + SEAT_CLASSIC + 1] = <float>(taken[v.rel[k]] / 8.0)
+        row[V + SEAT_CLASSIC] = v.rel[k] == v.declarer
+        row[V + SEAT_CLASSIC + 1] = <float>(v.taken[v.rel[k]] / 8.0)
     row = t + (NS + NSEAT) * FS
-    phase = obs.phase
-    row[V + CTX_CLASSIC] = phase == "declare"
-    row[V + CTX_CLASSIC + 1] = phase == "bury"
-    row[V + CTX_CLASSIC + 2] = <float>(penalty / 100.0)
+    row[V + CTX_CLASSIC] = v.declare_phase
+    row[V + CTX_CLASSIC + 1] = v.bury_phase
+    row[V + CTX_CLASSIC + 2] = <float>(v.penalty / 100.0)
     row[V + CTX_CLASSIC + 3] = <float>(kitty_points / 100.0)
-    if declaration:
-        cards = declaration[1]
-        row[V + CTX_CLASSIC + 4] = <float>(len(cards) / 2.0)
-        row[V + CTX_CLASSIC + 5] = all(card in ("SJ", "BJ") for card in cards)
-    row[V + CTX_CLASSIC + 6] = not kitty and phase != "bury"
-    return 0
+    if v.declarer >= 0:
+        row[V + CTX_CLASSIC + 4] = <float>(v.declared_n / 2.0)
+        row[V + CTX_CLASSIC + 5] = v.declared_jokers
+    row[V + CTX_CLASSIC + 6] = not v.kitty_shown and not v.bury_phase
 
 
 cdef void view_derive(View* v, const Trump* tr) noexcept nogil:
@@ -558,6 +567,8 @@ def featurize(obs, legal):
     v.levels[1] = levels[1]
     v.attacker_points = obs.attacker_points
     v.play_phase = obs.phase == "play"
+    if tr.classic:
+        classic_view(obs, &v, tr)
     view_derive(&v, tr)
     if ntrick:
         v.led_cat = tr.cat[card_id(trick[0][1][0])]     # the first card named, as numpy reads it
@@ -568,7 +579,7 @@ def featurize(obs, legal):
     cdef float* t = <float*>cnp.PyArray_DATA(tokens)
     write_state(&v, tr, t)
     if tr.classic:
-        classic_planes(obs, t, &v, tr)
+        write_classic(&v, tr, t)
 
     # Actions.
     cdef int seat = v.seat, team = v.seat % 2

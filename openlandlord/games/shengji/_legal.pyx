@@ -419,6 +419,26 @@ cdef bint classic_follow_completable(const Table* t, const unsigned char* hand, 
     return w.found > 0
 
 
+cdef int classic_follow_options_c(const Table* t, const unsigned char* hand, const Format* f,
+                                  unsigned char* prefix, unsigned char* out) noexcept nogil:
+    # out[c] = 1 for the cards that extend `prefix` with a legal follow still reachable (0
+    # elsewhere); returns how many, or -1 when `prefix` itself has none. `prefix` is left as
+    # it came.
+    cdef int c, n = 0
+    for c in range(NCARD):
+        out[c] = 0
+    if not classic_follow_completable(t, hand, f, prefix):
+        return -1
+    for c in range(NCARD):
+        if prefix[c] < hand[c]:
+            prefix[c] += 1
+            if classic_follow_completable(t, hand, f, prefix):
+                out[c] = 1
+                n += 1
+            prefix[c] -= 1
+    return n
+
+
 cdef long long classic_count_leads_c(const Table* t, const unsigned char* hand) noexcept nogil:
     # Every non-empty set of cards of one category is a lead (a unit or a throw).
     cdef long long total = 0, product
@@ -630,26 +650,18 @@ def classic_follow_options(int trump_rank, int trump_suit, const unsigned char[:
     cdef unsigned char h[NCARD]
     cdef unsigned char l[NCARD]
     cdef unsigned char p[NCARD]
+    cdef unsigned char ok[NCARD]
     cdef Format f
-    cdef int c
-    cdef int ok[NCARD]
+    cdef int c, n
     classic_setup(&t, trump_rank, trump_suit)
     load_hand(hand, h)
     load(prefix, p)
     load_lead(&t, lead, l, &f)
     with nogil:
-        if not classic_follow_completable(&t, h, &f, p):
-            ok[0] = -1
-        else:
-            for c in range(NCARD):
-                ok[c] = 0
-                if p[c] < h[c]:
-                    p[c] += 1
-                    ok[c] = classic_follow_completable(&t, h, &f, p)
-                    p[c] -= 1
-    if ok[0] == -1:
+        n = classic_follow_options_c(&t, h, &f, p, ok)
+    if n < 0:
         return None
-    return [c for c in range(NCARD) if ok[c] == 1]
+    return [c for c in range(NCARD) if ok[c]]
 
 
 def classic_lead_options(int trump_rank, int trump_suit, const unsigned char[::1] hand,
