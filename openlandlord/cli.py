@@ -24,6 +24,7 @@ HANDLERS = {
     ("bench", "generate"): "openlandlord.distill.generate:bench",
     ("bench", "train"): "openlandlord.distill.train:bench",
     ("bench", "fuzz"): "openlandlord.fuzz:run",
+    ("bench", "env"): "openlandlord.envs.bench:run",
     ("eval",): "openlandlord.eval.arena:run",
     ("league",): "openlandlord.eval.league:run",
     ("quickstart",): "openlandlord.quickstart:run",
@@ -184,13 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="show the converters' own progress bars and warnings")
     exp.add_argument("--force", action="store_true", help="replace an existing --out")
 
-    bench = command("bench", "benchmarks: referee, latency, generate, train, fuzz",
+    bench = command("bench", "benchmarks: referee, latency, generate, train, fuzz, env",
                     "openlandlord bench train --seconds 2 --batch-sizes 256 --json train.json")
-    bench.add_argument("what", choices=("referee", "latency", "generate", "train", "fuzz"),
+    bench.add_argument("what", choices=("referee", "latency", "generate", "train", "fuzz", "env"),
                        help="referee: our referee beside the test peers (pip install -e '.[test]'); "
                             "latency: the student's backends (needs --checkpoint); generate: "
                             "dataset throughput; train: training samples/s per BLAS and batch size; "
-                            "fuzz: bad command lines and illegal moves, all refused cleanly (default 60 s)")
+                            "fuzz: bad command lines and illegal moves, all refused cleanly (default 60 s); "
+                            "env: the VecEnv's moves/s beside a Python loop and the PettingZoo env")
     _game_options(bench)
     bench.add_argument("--checkpoint", default=None, help="latency: checkpoint folder to measure")
     bench.add_argument("--json", default=None, help="also write the results to this JSON file")
@@ -198,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time budget per measurement (default: each bench's own, 2-3 s)")
     bench.add_argument("--batch-sizes", dest="batch_sizes", default=None,
                        help="train: comma-separated batch sizes to measure (default: the bench's grid)")
+    bench.add_argument("--envs", type=_positive(int), default=None,
+                       help="env: games per VecEnv (default 256)")
     bench.add_argument("--force", action="store_true", help="replace an existing --json file")
 
     ev = command("eval", "mirrored-seat evaluation of one agent against another",

@@ -130,3 +130,20 @@ def test_vecenv_refuses_bad_input():
         env.step(np.r_[legal[:2], -1])      # one bad action: nothing is played
     assert np.array_equal(env.legal_actions(0), before)
     env.step(legal)
+
+
+def test_bench_env_measures_both_sides(tmp_path, capsys):
+    import json
+
+    from openlandlord.cli import main
+    out = tmp_path / "env.json"
+    assert main(["bench", "env", "--seconds", "0.2", "--envs", "32", "--bidding", "points",
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["options"] == {"bidding": "points"} and result["num_envs"] == 32
+    for side in ("vec", "python"):
+        for features in ("mask", "full"):
+            assert result[side][features]["moves_per_s"] > 0
+    assert result["ratio"]["mask"] > 1 and "git_sha" in result
+    assert "VecEnv mask" in capsys.readouterr().out
+    assert main(["bench", "env", "--seconds", "0.2", "--json", str(out)]) == 2   # no --force
