@@ -97,9 +97,10 @@ def test_state_features_are_the_featurizer_s():
     assert cross_check(env, 240, check_features=True) >= 3
 
 
-def test_classic_steps_the_python_rounds_in_the_same_api():
-    env = VecEnv("shengji", num_envs=3, seed=2, features="full", rules="classic")
-    assert cross_check(env, 260, check_features=True) >= 3
+@pytest.mark.parametrize("features, options", [("full", {}), ("mask", {"trump_rank": "any"})])
+def test_classic_declarations_burial_and_throws_are_the_python_referee_s(features, options):
+    env = VecEnv("shengji", num_envs=4, seed=2, features=features, rules="classic", **options)
+    assert cross_check(env, 400, check_features=features == "full") >= 6
 
 
 def test_the_contract_dtypes_and_shapes():

@@ -1,30 +1,37 @@
 # cython: language_level=3
-"""The batched native Shengji environment (`VecEnv("shengji", ...)`, ruleset `tractor`): every
+"""The batched native Shengji environment (`VecEnv("shengji", ...)`), both rulesets: every
 game's state in C, one call steps them all (see `openlandlord.envs` for the contract).
 
-A move is built card by card through the referee's factored options (`ShengjiActions`): each
-step adds one card (an action 0..53) to the seat's partial play, or closes a lead that could
-still grow (END, 54). The play is made once no card can extend it or END is chosen; tricks are
-settled, and a finished round pays `Round.payoffs()` (the winning side's seats + levels up,
-the others -). The options are the C cores of `_legal` (`lead_options_c`, `follow_options_c`),
-the trick winner `trick_winner_c`: the referee's own rules, never restated.
+Actions are `ShengjiActions`: a move is built card by card through the referee's factored
+options, each step adding one card (0..53) to the seat's partial play, or closing a lead that
+could still grow (END, 54); the play is made once no card can extend it or END is chosen,
+tricks are settled and a finished round pays `Round.payoffs()` (the winning side's seats +
+levels up, the others -). Ruleset `classic` adds its phases (`ClassicRound`): the deal card by
+card, stopping where the receiving seat may declare (that card alone, 55 its pair, 56 pass);
+the dealer's burial of 8 cards card by card; leads of any cards of one suit, a throw checked
+against the other hands (its smallest beaten unit played, 10 points a card taken back), the
+kitty multiplied when the attackers take the last trick. The rules are the referee's own C
+(`_legal`'s option cores, `throw_check_c`, `trick_winner_c`, `kitty_multiplier_c`), never
+restated; tests/test_vecenv_shengji.py replays every step on the Python rounds.
 
-Deals are `Round.new(deal_seed, ...)`'s deals, drawn the same way (numpy's generator: the
-trump suit, then the 108-card permutation), so `spec("shengji").new_game(deal_seed(i, k),
-dealer=..., trump_rank=...)` replays episode k of env i; that draw is the one piece of Python
-per game, once a deal. With features="full" the state tokens are written by the one
-featurizer's C body (`_features.write_state`) from a view filled from this state, in the same
-native loop.
+Deals are `Round.new(deal_seed, ...)`'s deals, drawn the same way (numpy's generator), so
+`spec("shengji").new_game(env.deal_seed(i, k), **env.deal_options(i, k))` replays episode k
+of env i; that draw is the one piece of Python per game, once a deal. With features="full" the
+state tokens are written by the one featurizer's C body (`_features.write_state`,
+`write_classic`) from a view filled from this state, in the same native loop.
 """
 cimport numpy as cnp
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memcpy
 
-from openlandlord.games.shengji._cards cimport NCARD, TRUMP, Table, build_table, next_random, below
-from openlandlord.games.shengji._trick cimport Lead, classify, trick_winner_c
-from openlandlord.games.shengji._legal cimport follow_options_c, lead_options_c
+from openlandlord.games.shengji._cards cimport (
+    NCARD, TRUMP, Table, build_table, build_classic_table, next_random, below)
+from openlandlord.games.shengji._trick cimport (
+    Lead, Format, classify, trick_winner_c, lead_format_c, throw_check_c, kitty_multiplier_c)
+from openlandlord.games.shengji._legal cimport (
+    follow_options_c, lead_options_c, classic_follow_options_c)
 from openlandlord.games.shengji._features cimport (
-    View, Trump, _Trump, trump_tables, view_derive, write_state, lead_kind_c)
+    View, Trump, _Trump, trump_tables, view_derive, write_state, write_classic, lead_kind_c)
 
 import numpy as np
 
@@ -37,24 +44,50 @@ cdef enum:
     NSEAT = 4
     NACT = 57
     END = 54
-    HAND = 27
+    DECLARE_PAIR = 55
+    DECLARE_PASS = 56
+    HAND = 27                 # `tractor`: cards a seat
+    DEAL = 100                # `classic`: cards dealt to the seats, then the kitty
+    KITTY = 8
+    THROW_PENALTY = 10        # `classic`: points per card a failed throw takes back
+    DECLARE = 0               # `classic` phases; `tractor` is always in PLAY
+    BURY = 1
+    PLAY = 2
 
 
 cdef struct Game:
     Table t
+    int classic
+    int phase
     unsigned char hands[NSEAT][NCARD]
     unsigned char trick[NSEAT][NCARD]     # the current trick's plays, in play order
     int ntrick
     unsigned char prefix[NCARD]           # the move being built
     int nprefix
-    Lead lead                             # the current trick's lead (ntrick > 0)
+    Lead lead                             # `tractor`: the current trick's lead (ntrick > 0)
+    Format fmt                            # `classic`: its format
+    int led_cat, led_n
     int leader, current, dealer, declarers
     int attacker_points, declarer_points
+    int score                             # the attackers' score at the end (payoffs_of)
     int tricks_done
     int voids[NSEAT]                      # per seat, a bit per category shown void
     long long episode
+    # Ruleset `classic`: the deal card by card with declarations, the kitty, throws.
+    int rank                              # the trump rank (0..12)
+    int deck[108]
+    int dealt
+    int declared                          # the standing declaration's strength: 0 none,
+    int decl_seat                         # 1 single, 2 pair, 3 SJ pair, 4 BJ pair
+    unsigned char decl_cards[NCARD]
+    int decl_n
+    unsigned char kitty[NCARD]            # buried
+    int penalty                           # signed to the attackers
+    int taken[NSEAT]                      # cards taken back from failed throws, per seat
     # What the featurizer's view reads besides (features="full").
     const Trump* features                 # the featurizer's tables of this trump
+    const Trump* suit_features[5]         # `classic`: those of each trump the kitty may set
+                                          # (no trump, S, H, D, C)
     unsigned char played[NSEAT][NCARD]    # completed tricks' cards, per seat
     int won_points[NSEAT]
     int won_tricks[NSEAT]
@@ -70,15 +103,63 @@ cdef unsigned long long mix_seed(unsigned long long seed, unsigned long long ind
     return next_random(&s)
 
 
+cdef int declarations_of(const Game* g, unsigned char* mask) noexcept nogil:
+    # The declarations open to the seat that just received deck[dealt - 1]
+    # (ClassicRound._declarations): with a trump-rank card alone while nobody has declared,
+    # with its pair over a single, with a joker pair over any rank declaration (BJ over SJ).
+    # Marks them (and the pass) in `mask` when given; returns how many declarations.
+    cdef int card = g.deck[g.dealt - 1]
+    cdef int held = g.hands[(g.dealer + g.dealt - 1) % NSEAT][card]
+    cdef int single = 0, pair = 0
+    if card < 52 and card % 13 == g.rank:
+        single = g.declared == 0
+        pair = held == 2 and g.declared < 2
+    elif card >= 52:
+        pair = held == 2 and g.declared < (3 if card == 52 else 4)
+    if mask != NULL:
+        mask[DECLARE_PASS] = 1
+        if single:
+            mask[card] = 1
+        if pair:
+            mask[DECLARE_PAIR] = 1
+    return single + pair
+
+
 cdef int options_of(Game* g, unsigned char* mask) noexcept nogil:
-    # The seat's factored options into mask[0..56]; returns how many (0: the prefix is a play).
-    cdef int n, c, complete = 0
+    # The seat's options into mask[0..56]; returns how many (0: the prefix is a whole move).
+    cdef int n = 0, c, cat, complete = 0
     cdef unsigned char out[NCARD]
     memset(mask, 0, NACT)
+    if g.phase == DECLARE:
+        return declarations_of(g, mask) + 1
+    if g.phase == BURY:
+        if g.nprefix == KITTY:
+            return 0
+        for c in range(NCARD):
+            if g.hands[g.dealer][c] > g.prefix[c]:
+                mask[c] = 1
+                n += 1
+        return n
+    if g.ntrick == 0 and g.classic:
+        # A lead is any cards of one suit (classic_lead_options): stay in the prefix's.
+        cat = -1
+        for c in range(NCARD):
+            if g.prefix[c]:
+                cat = g.t.cat[c]
+                break
+        for c in range(NCARD):
+            if g.hands[g.current][c] > g.prefix[c] and (cat < 0 or g.t.cat[c] == cat):
+                mask[c] = 1
+                n += 1
+        if n and cat >= 0:
+            mask[END] = 1
+        return n + mask[END]
     if g.ntrick == 0:
         n = lead_options_c(&g.t, g.hands[g.current], g.prefix, out, &complete)
         if n > 0 and complete:
             mask[END] = 1
+    elif g.classic:
+        n = classic_follow_options_c(&g.t, g.hands[g.current], &g.fmt, g.prefix, out)
     else:
         n = follow_options_c(&g.t, g.hands[g.current], &g.lead, g.prefix, out)
     if n < 0:
@@ -88,20 +169,112 @@ cdef int options_of(Game* g, unsigned char* mask) noexcept nogil:
     return n + mask[END]
 
 
+cdef void deal_on(Game* g) noexcept nogil:
+    # ClassicRound._deal_on: deal until a card lets its receiver declare, else take the kitty.
+    cdef int card, seat, suit, c
+    while g.dealt < DEAL:
+        card = g.deck[g.dealt]
+        seat = (g.dealer + g.dealt) % NSEAT
+        g.hands[seat][card] += 1
+        g.dealt += 1
+        if declarations_of(g, NULL):
+            g.current = seat
+            return
+    # The trump suit: the declaration's, else the kitty's first card's; a joker: no trump.
+    card = g.deck[DEAL]
+    if g.decl_seat >= 0:
+        for c in range(NCARD):
+            if g.decl_cards[c]:
+                card = c
+                break
+    suit = -1 if card >= 52 else card // 13
+    build_classic_table(&g.t, g.rank, suit)
+    g.features = g.suit_features[suit + 1]
+    for c in range(DEAL, 108):
+        g.hands[g.dealer][g.deck[c]] += 1
+    g.phase = BURY
+    g.current = g.dealer
+
+
+cdef void declare(Game* g, int a) noexcept nogil:
+    cdef int card = g.deck[g.dealt - 1]
+    memset(g.decl_cards, 0, NCARD)
+    g.decl_seat = g.current
+    if a == DECLARE_PAIR:
+        g.decl_cards[card] = 2
+        g.decl_n = 2
+        g.declared = 2 if card < 52 else (3 if card == 52 else 4)
+    else:
+        g.decl_cards[card] = 1
+        g.decl_n = 1
+        g.declared = 1
+
+
+cdef int act(Game* g, int a, unsigned char* mask) noexcept nogil:
+    # One legal action: 0 when the same seat goes on building its move (the mask is its next
+    # options), 1 when a move was made (the mask is the next decision's), 2 when the round is
+    # over.
+    cdef int c
+    if g.phase == DECLARE:
+        if a != DECLARE_PASS:
+            declare(g, a)
+        deal_on(g)
+        options_of(g, mask)
+        return 1
+    if a != END:
+        g.prefix[a] += 1
+        g.nprefix += 1
+        if options_of(g, mask):
+            return 0
+    if g.phase == BURY:
+        for c in range(NCARD):
+            g.hands[g.dealer][c] -= g.prefix[c]
+            g.kitty[c] = g.prefix[c]
+            g.prefix[c] = 0
+        g.nprefix = 0
+        g.phase = PLAY
+        g.leader = g.current = g.dealer
+        options_of(g, mask)
+        return 1
+    if play_prefix(g):
+        return 2
+    options_of(g, mask)
+    return 1
+
+
 cdef int play_prefix(Game* g) noexcept nogil:
     # The partial play is complete: play it, settle the trick when it is the fourth. Returns 1
     # when the round is over.
-    cdef int seat = g.current, c, led, i, winner, points = 0
-    memcpy(g.trick[g.ntrick], g.prefix, NCARD)
-    if g.ntrick == 0:
+    cdef int seat = g.current, c, led, i, winner, taken, kitty_points = 0, points = 0
+    cdef unsigned char others[3 * NCARD]
+    cdef unsigned char played[NCARD]
+    if g.ntrick == 0 and g.classic:
+        lead_format_c(&g.t, g.prefix, &g.fmt)
+        if g.fmt.nunits > 1:
+            # A throw stands when no other hand beats a unit of it; else its smallest beaten
+            # unit is played and the thrower's side pays for the cards taken back.
+            for i in range(3):
+                memcpy(others + i * NCARD, g.hands[(seat + 1 + i) % NSEAT], NCARD)
+            taken = throw_check_c(&g.t, g.prefix, &g.fmt, others, 3, played)
+            if taken:
+                g.penalty += (THROW_PENALTY if seat % 2 == g.declarers else -THROW_PENALTY) * taken
+                g.taken[seat] += taken
+                memcpy(g.prefix, played, NCARD)
+                lead_format_c(&g.t, g.prefix, &g.fmt)
+        g.led_cat = g.fmt.cat
+        g.led_n = g.fmt.n
+    elif g.ntrick == 0:
         classify(&g.t, g.prefix, &g.lead)
+        g.led_cat = g.lead.cat
+        g.led_n = g.lead.n
     else:
         led = 0
         for c in range(NCARD):
-            if g.t.cat[c] == g.lead.cat:
+            if g.t.cat[c] == g.led_cat:
                 led += g.prefix[c]
-        if led < g.lead.n:
-            g.voids[seat] |= 1 << g.lead.cat
+        if led < g.led_n:
+            g.voids[seat] |= 1 << g.led_cat
+    memcpy(g.trick[g.ntrick], g.prefix, NCARD)
     for c in range(NCARD):
         g.hands[seat][c] -= g.prefix[c]
         g.prefix[c] = 0
@@ -127,7 +300,19 @@ cdef int play_prefix(Game* g) noexcept nogil:
     for c in range(NCARD):
         if g.hands[winner][c]:
             return 0
-    return 1            # every hand is empty (all four are the same size after a trick)
+    # Every hand is empty (all four are the same size after a trick): the round is over.
+    g.score = g.attacker_points
+    if g.classic:
+        # The attackers' score (ClassicRound.score): the kitty multiplied by the last lead's
+        # largest unit when they won the last trick, and the throw penalties.
+        if winner % 2 != g.declarers:
+            for c in range(NCARD):
+                kitty_points += g.kitty[c] * g.t.points[c]
+            g.score += kitty_points * kitty_multiplier_c(&g.fmt)
+        g.score += g.penalty
+        if g.score < 0:
+            g.score = 0
+    return 1
 
 
 cdef void write_features(const Game* g, float* tokens, int* role,
@@ -166,9 +351,28 @@ cdef void write_features(const Game* g, float* tokens, int* role,
     v.levels[0] = g.levels[0]
     v.levels[1] = g.levels[1]
     v.attacker_points = g.attacker_points
-    v.play_phase = 1
+    v.play_phase = g.phase == PLAY
+    if g.classic:
+        v.declare_phase = g.phase == DECLARE
+        v.bury_phase = g.phase == BURY
+        if g.current == g.dealer:
+            for c in range(NCARD):
+                v.kitty[c] = g.kitty[c]
+                v.kitty_shown |= g.kitty[c] > 0
+        v.declarer = g.decl_seat
+        v.declared_n = g.decl_n
+        v.declared_jokers = g.decl_seat >= 0
+        for c in range(NCARD):
+            v.declared[c] = g.decl_cards[c]
+            if g.decl_cards[c] and c < 52:
+                v.declared_jokers = 0
+        for s in range(NSEAT):
+            v.taken[s] = g.taken[s]
+        v.penalty = g.penalty
     view_derive(&v, tr)
     write_state(&v, tr, tokens)
+    if g.classic:
+        write_classic(&v, tr, tokens)
     role[0] = (g.current - g.dealer + NSEAT) % NSEAT
     for c in range(NCARD):
         slot_order[c] = v.order[c]
@@ -177,7 +381,7 @@ cdef void write_features(const Game* g, float* tokens, int* role,
 cdef void payoffs_of(const Game* g, float* out) noexcept nogil:
     # Round.payoffs through rules.round_result: the declarers go up 3 / 2 / 1 levels for 0,
     # under 40, under 80 attacker points; from 80 the attackers go up (points - 80) // 40.
-    cdef int p = g.attacker_points, up, team, s
+    cdef int p = g.score, up, team, s
     if p == 0:
         up, team = 3, g.declarers
     elif p < 40:
@@ -232,6 +436,15 @@ def deal_options(dealer, levels, trump_rank, int index, long long episode):
     return out
 
 
+def action_name(int a):
+    """An action in words: a card, END, or a declaration's pair or pass."""
+    if a == DECLARE_PAIR:
+        return "declare-pair"
+    if a == DECLARE_PASS:
+        return "pass"
+    return ShengjiActions().option(a)
+
+
 def check_actions(actions, int num_envs):
     """`actions` as an int64 array of one action index per env; a UserError naming the shape or
     the dtype wanted otherwise."""
@@ -248,7 +461,7 @@ def check_actions(actions, int num_envs):
 
 
 cdef class ShengjiVecEnv:
-    """`num_envs` `tractor` rounds stepped together (see the module docstring)."""
+    """`num_envs` rounds of one ruleset stepped together (see the module docstring)."""
     cdef Game* games
     cdef readonly int num_envs
     cdef readonly int num_actions
@@ -256,6 +469,8 @@ cdef class ShengjiVecEnv:
     cdef readonly unsigned long long seed
     cdef readonly str features
     cdef object dealer_option, levels_option, trump_rank
+    cdef readonly str rules
+    cdef bint classic
     cdef unsigned long long sample_rng
     cdef object mask_arr, seat_arr, prefix_arr, rewards_arr, dones_arr, points_arr
     cdef unsigned char[:, ::1] mask
@@ -282,6 +497,8 @@ cdef class ShengjiVecEnv:
         self.num_envs, self.seed, self.features = num_envs, seed, features
         self.num_actions, self.num_seats = NACT, NSEAT
         self.dealer_option, self.levels_option, self.trump_rank = deal_settings(options)
+        self.rules = options.get("rules", "tractor")
+        self.classic = self.rules == "classic"
         self.sample_rng = mix_seed(seed, 0xA17105, 0x5A3D1E)
         self.mask_arr = np.zeros((num_envs, NACT), np.uint8)
         self.seat_arr = np.zeros(num_envs, np.int32)
@@ -317,8 +534,11 @@ cdef class ShengjiVecEnv:
 
     def deal_options(self, int index, long long episode):
         """What `spec("shengji").new_game(deal_seed, **deal_options)` takes to replay that deal."""
-        return deal_options(self.dealer_option, self.levels_option, self.trump_rank, index,
-                            episode)
+        out = deal_options(self.dealer_option, self.levels_option, self.trump_rank, index,
+                           episode)
+        if self.classic:
+            out["rules"] = "classic"
+        return out
 
     cdef int new_deal(self, int i, long long episode) except -1:
         from ..games.shengji.spec import deal_trump_rank
@@ -331,29 +551,52 @@ cdef class ShengjiVecEnv:
             level = self.levels_option[dealer % 2]
         else:
             level = deal_trump_rank(seed, self.trump_rank)
-        # Round.new's draws, in its order: the trump suit, then the deck.
         rng = np.random.default_rng(seed)
-        suit = int(rng.integers(4))
-        deck = (rng.permutation(108) // 2).astype(np.int64)
         memset(g, 0, sizeof(Game))
-        build_table(&g.t, level - 2, suit)
-        for seat in range(NSEAT):
-            for k in range(HAND):
-                g.hands[seat][deck[HAND * seat + k]] += 1
         g.dealer = dealer
         g.declarers = dealer % 2
         g.leader = g.current = dealer
         g.episode = episode
+        g.decl_seat = -1
         if self.levels_option is not None:
             g.levels[0], g.levels[1] = self.levels_option
         else:
             g.levels[0] = g.levels[1] = level
+        rank = "23456789TJQKA"[level - 2]
+        if self.classic:
+            # ClassicRound.create's draw: the deck, dealt card by card from the dealer; no
+            # trump suit until the declarations and the kitty settle it.
+            deck = (rng.permutation(108) // 2).astype(np.int64)
+            g.classic = 1
+            g.phase = DECLARE
+            g.rank = level - 2
+            for k in range(108):
+                g.deck[k] = deck[k]
+            build_classic_table(&g.t, g.rank, -1)
+            if self.full:
+                g.features = self.tables("classic", rank, "")
+                for k, suit_name in enumerate(("N", "S", "H", "D", "C")):
+                    g.suit_features[k] = self.tables("classic", rank, suit_name)
+            deal_on(g)
+            return 0
+        # Round.new's draws, in its order: the trump suit, then the deck.
+        suit = int(rng.integers(4))
+        deck = (rng.permutation(108) // 2).astype(np.int64)
+        g.phase = PLAY
+        build_table(&g.t, level - 2, suit)
+        for seat in range(NSEAT):
+            for k in range(HAND):
+                g.hands[seat][deck[HAND * seat + k]] += 1
         if self.full:
-            tables = trump_tables("tractor", "23456789TJQKA"[level - 2], "SHDC"[suit])
-            if tables not in self.trumps:
-                self.trumps.append(tables)
-            g.features = &(<_Trump>tables).tab
+            g.features = self.tables("tractor", rank, "SHDC"[suit])
         return 0
+
+    cdef const Trump* tables(self, str rules, str rank, str suit) except NULL:
+        # The featurizer's tables of a trump, kept alive as long as the games point into them.
+        tables = trump_tables(rules, rank, suit)
+        if tables not in self.trumps:
+            self.trumps.append(tables)
+        return &(<_Trump>tables).tab
 
     # -- the contract ---------------------------------------------------------------------------
     def reset(self):
@@ -379,8 +622,9 @@ cdef class ShengjiVecEnv:
 
     def step(self, actions):
         """Applies one action per env; returns (obs, rewards, dones, info). info["attacker_points"]
-        holds a finished round's attacker points (its row's done is True)."""
-        cdef int i, a
+        holds a finished round's attacker points (with `classic`, its score: kitty and
+        penalties counted) where its row's done is True."""
+        cdef int i, a, done
         cdef long long[::1] acts
         cdef Game* g
         if not self.started:
@@ -394,18 +638,15 @@ cdef class ShengjiVecEnv:
             for i in range(self.num_envs):
                 g = &self.games[i]
                 a = <int>acts[i]
-                if a != END:
-                    g.prefix[a] += 1
-                    g.nprefix += 1
-                    if options_of(g, &self.mask[i, 0]):
-                        self.prefix[i, a] += 1      # the same seat goes on building its play
-                        continue                    # (the state features do not change)
-                if play_prefix(g):
+                done = act(g, a, &self.mask[i, 0])
+                if done == 0:
+                    self.prefix[i, a] += 1      # the same seat goes on building its move
+                    continue                    # (the state features do not change)
+                if done == 2:
                     payoffs_of(g, &self.rewards[i, 0])
-                    self.points[i] = g.attacker_points
+                    self.points[i] = g.score
                     self.dones[i] = True
                     continue
-                options_of(g, &self.mask[i, 0])
                 self.seat[i] = g.current
                 memset(&self.prefix[i, 0], 0, NCARD)
                 if self.full:
@@ -427,16 +668,12 @@ cdef class ShengjiVecEnv:
         return acts
 
     def illegal(self, int i, int a):
-        actions = ShengjiActions()
-        legal = [actions.option(int(x)) for x in np.flatnonzero(self.mask_arr[i])]
+        legal = ", ".join(action_name(int(x)) for x in np.flatnonzero(self.mask_arr[i]))
         if not 0 <= a < NACT:
             what = f"action {a} is outside the Shengji action space 0..{NACT - 1}"
-        elif a >= 55:
-            what = f"action {a} is a declaration; there are none in the tractor ruleset"
         else:
-            what = f"action {a} ({actions.option(a)}) is not legal"
-        return (f"env {i}: {what}; seat {self.seat[i]} may choose {', '.join(legal)} "
-                "(nothing was stepped)")
+            what = f"action {a} ({action_name(a)}) is not legal"
+        return f"env {i}: {what}; seat {self.seat[i]} may choose {legal} (nothing was stepped)"
 
     def sample_actions(self):
         """A uniformly random legal action per env, from the environment's own seeded stream."""

@@ -202,15 +202,11 @@ class ShengjiSpec(BaseSpec):
                 "points not conserved"
 
     def vec_env(self, num_envs: int, seed: int, features: str, options: dict):
-        """The batched environment (`openlandlord.envs.VecEnv`): `tractor` natively
-        (`envs._shengji_vec`), `classic` by stepping the Python rounds (`envs.shengji_classic`)."""
+        """The batched native environment of either ruleset (`openlandlord.envs.VecEnv`,
+        `envs._shengji_vec`); single deals only."""
         if options.get("mode", "deal") == "match":
             raise UserError("VecEnv plays single deals: drop --mode match (a match is a campaign "
                             "of deals; an RL episode here is one deal)")
-        options = {k: v for k, v in options.items() if k != "mode"}
-        if options.get("rules", "tractor") == "classic":
-            from ...envs.shengji_classic import ClassicVecEnv
-            return ClassicVecEnv(num_envs, seed, features, options)
         from ...envs._shengji_vec import ShengjiVecEnv
         return ShengjiVecEnv(num_envs, seed, features, options)
 
