@@ -293,6 +293,31 @@ def _slice_order(value: str):
     return (SLICE_ORDER.index(value), value) if value in SLICE_ORDER else (len(SLICE_ORDER), value)
 
 
+def bidding_summary(records: list[dict], seed: int) -> dict:
+    """What the bidding made of the agent's games, from each record's `bidding` (a game with
+    a bidding phase; Dou Dizhu `points` and `call-rob`): every 0/1 entry as a rate with its
+    95% CI over deals (`landlord_rate`, `void_rate`, `doubled_rate`, each over the games that
+    record it), every other entry as its distribution (`stake`: share of games per base
+    stake) and mean."""
+    bids = [r for r in records if "bidding" in r]
+    if not bids:
+        return {}
+    out: dict = {"games": len(bids)}
+    for key in sorted({k for r in bids for k in r["bidding"]}):
+        games = [dict(r, value=float(r["bidding"][key])) for r in bids if key in r["bidding"]]
+        values = [g["value"] for g in games]
+        if set(values) <= {0.0, 1.0}:
+            mean, ci = stats.paired_bootstrap(per_deal(games, "value"), seed=seed)
+            out[f"{key}_rate"], out[f"{key}_rate_ci95"] = mean, ci
+        else:
+            counts = defaultdict(int)
+            for v in values:
+                counts[v] += 1
+            out[key] = {f"{v:g}": counts[v] / len(values) for v in sorted(counts)}
+            out[f"mean_{key}"] = float(np.mean(values))
+    return out
+
+
 def summarize(records: list[dict], timing: dict, seed: int) -> dict:
     """Every figure of one evaluation, from its game records."""
     def with_ci(prefix, values, s):
@@ -326,6 +351,9 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
         out[f"per_{name}"] = sliced(lambda r: r["slices"][name], lambda g: sorted(g, key=_slice_order))
         out[f"per_{name}_role"] = sliced(lambda r: f"{r['slices'][name]} {r['role']}",
                                          lambda g: sorted(g, key=lambda k: (_slice_order(k.split()[0]), k)))
+    bidding = bidding_summary(records, seed + 6)
+    if bidding:
+        out["bidding"] = bidding
     tails = sorted({k for r in records for k in r["tail"]})
     scores = np.array([r["score"] for r in records])
     out["tail"] = {k: float(np.mean([r["tail"].get(k, 0.0) for r in records])) for k in tails}
@@ -392,6 +420,15 @@ def resolve_deal_set(game: str, deals: int | None, deal_set: str | None, seed: i
     return dealsets.adhoc(game, deals, seed, options)
 
 
+def bidding_line(b: dict) -> str:
+    parts = [f"{k[:-5]} {b[k]:.3f} [{b[k + '_ci95'][0]:.3f}, {b[k + '_ci95'][1]:.3f}]"
+             for k in b if k.endswith("_rate")]
+    for k, v in b.items():
+        if isinstance(v, dict):
+            parts.append(f"{k} " + " ".join(f"{x}: {share:.0%}" for x, share in v.items()))
+    return ", ".join(parts)
+
+
 def format_table(result: dict) -> str:
     """The readable summary printed on the terminal."""
     def ci(entry, key):
@@ -417,6 +454,8 @@ def format_table(result: dict) -> str:
         lines.append(POINTS_NOTE)
     tail = ", ".join(f"{k} {v:.3g}" for k, v in result["tail"].items())
     lines.append(f"tail: {tail}")
+    if "bidding" in result:
+        lines.append("bidding: " + bidding_line(result["bidding"]))
     if "adp" in result:
         lines.append(f"DouZero's protocol: WP {result['wp']:.3f} [{result['wp_ci95'][0]:.3f}, "
                      f"{result['wp_ci95'][1]:.3f}], ADP {result['adp']:.3f} "

@@ -60,6 +60,9 @@ COMMITTED = {
     "shengji-classic-test-650": (11, "shengji", "test", 650, {"rules": "classic", "trump_rank": "any"}),
     "shengji-classic-match-dev-40": (12, "shengji", "dev", 40, {"rules": "classic", "mode": "match"}),
     "shengji-classic-match-test-100": (13, "shengji", "test", 100, {"rules": "classic", "mode": "match"}),
+    # OpenSpiel's points bidding (1/2/3): the bidding search and the learned bids (issue 16).
+    "doudizhu-points-dev-300": (14, "doudizhu", "dev", 300, {"bidding": "points"}),
+    "doudizhu-points-test-1000": (15, "doudizhu", "test", 1000, {"bidding": "points"}),
 }
 
 

@@ -56,6 +56,7 @@ def write_eval_report(result: dict, directory: str) -> str:
     plt.close(fig)
 
     slices = _slice_pictures(plt, result, directory)
+    bidding = _bidding_picture(plt, result, directory)
     points = "mean_points" in result
     rows = [("all", result)] + list(result["per_role"].items())
     lines = [f"# {result['agent']} vs {result['opponent']} ({result['game']})", "",
@@ -88,10 +89,51 @@ def write_eval_report(result: dict, directory: str) -> str:
             lines.append(f"| {value} | {entry['games']} | {_ci_text(entry, 'win_rate', '.3f')} | "
                          f"{_ci_text(entry, key)} |")
         lines += ["", f"![by {name}]({picture})", ""]
+    if bidding:
+        b = result["bidding"]
+        lines += ["## Bidding", "",
+                  f"What the bidding made of the agent's {b['games']} games: how often it became "
+                  "landlord, how often the deal was void (nobody bid), how often it doubled "
+                  "(call-rob), each with its 95% CI over deals; and the base stake the bidding "
+                  "set. Its score as landlord and as a farmer is the per-role table above.", "",
+                  "| figure | value |", "|---|---|"]
+        for key in b:
+            if key.endswith("_rate"):
+                lines.append(f"| {key.replace('_', ' ')} | {_ci_text(b, key, '.3f')} |")
+            elif isinstance(b[key], dict):
+                lines.append(f"| {key} distribution | " + ", ".join(
+                    f"{v}: {share:.1%}" for v, share in b[key].items()) + " |")
+            elif key.startswith("mean_"):
+                lines.append(f"| {key.replace('_', ' ')} | {b[key]:.3f} |")
+        lines += ["", f"![bidding]({bidding})", ""]
     page = os.path.join(directory, "report.md")
     with open(page, "w") as f:
         f.write("\n".join(lines))
     return page
+
+
+def _bidding_picture(plt, result: dict, directory: str) -> str | None:
+    """The bidding block as a picture: its rates with CIs, and the base-stake distribution."""
+    b = result.get("bidding")
+    if not b:
+        return None
+    rates = [k for k in b if k.endswith("_rate")]
+    dists = [k for k in b if isinstance(b[k], dict)]
+    fig, axes = plt.subplots(1, 1 + len(dists), figsize=(4 + 3.5 * len(dists), 3.5), squeeze=False)
+    means, err = _error_bars([{"v": b[k], "v_ci95": b[k + "_ci95"]} for k in rates], "v")
+    axes[0][0].bar([k[:-5] for k in rates], means, yerr=err, capsize=4, color="#ccbb44")
+    axes[0][0].set_ylim(0, 1)
+    axes[0][0].set_title("bidding rates (95% CI)")
+    for ax, key in zip(axes[0][1:], dists):
+        ax.bar(list(b[key]), list(b[key].values()), color="#ee6677")
+        ax.set_xlabel(key)
+        ax.set_ylabel("share of games")
+        ax.set_title("base stake the bidding set" if key == "stake" else key)
+    fig.suptitle(f"{result['agent']} vs {result['opponent']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "bidding.png"), dpi=120)
+    plt.close(fig)
+    return "bidding.png"
 
 
 def _slice_pictures(plt, result: dict, directory: str) -> list[tuple[str, str]]:

@@ -38,10 +38,11 @@ EVAL_CASES = {
 }
 
 # Figures and game-record keys added after the baseline by later issues, on top of the
-# unchanged ones: the trump-rank slices of a Shengji result (issue 18) and DouZero's score
-# of a Dou Dizhu game (issue 19). Every figure the baseline holds is still compared.
-ADDED_FIGURES = {"per_trump", "per_trump_role"}
-ADDED_RECORD_KEYS = {"slices", "douzero_points"}
+# unchanged ones: the trump-rank slices of a Shengji result (issue 18), DouZero's score
+# of a Dou Dizhu game (issue 19) and what the bidding made of a game (issue 16). Every figure
+# the baseline holds is still compared.
+ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding"}
+ADDED_RECORD_KEYS = {"slices", "douzero_points", "bidding"}
 
 # Figures that measure the machine, not the play.
 _UNSTABLE = {"seconds", "timing", "git_sha", "workers"}

@@ -190,6 +190,77 @@ def checked_choice(agent, scores, legal) -> int:
     return choose(scores)
 
 
+BIDS = ("own", "rule")
+
+
+class RuleBids:
+    """`AGENT,bid=rule`: the agent's play with the rule bot's bidding (level normal): every
+    decision its game's spec calls a bidding one (`bidding_phase(obs)`: Dou Dizhu's bids and
+    doubles, Shengji's declarations and burial) is scored by the rule bot, every other by
+    the agent. What the agent's own bidding is measured against, the same play."""
+
+    def __init__(self, agent, seed: int | None = None):
+        self.agent = agent
+        self.seed = seed
+        self.name = f"{agent.name},bid=rule"
+        self._bots: dict = {}
+        if hasattr(agent, "scores_batch"):
+            self.scores_batch = self._scores_batch
+
+    def _rule(self, obs):
+        from ..games import spec
+        game = spec(obs.game)
+        if not game.bidding_phase(obs):
+            return None
+        if obs.game not in self._bots:
+            self._bots[obs.game] = game.rule_bot("normal", self.seed)
+        return self._bots[obs.game]
+
+    def scores(self, obs, legal) -> np.ndarray:
+        bot = self._rule(obs)
+        return bot.scores(obs, legal) if bot is not None else self.agent.scores(obs, legal)
+
+    def _scores_batch(self, items) -> list:
+        out: list = [None] * len(items)
+        own = []
+        for i, (obs, legal) in enumerate(items):
+            bot = self._rule(obs)
+            if bot is not None:
+                out[i] = bot.scores(obs, legal)
+            else:
+                own.append(i)
+        if own:
+            for i, scores in zip(own, self.agent.scores_batch([items[i] for i in own])):
+                out[i] = scores
+        return out
+
+    def __getattr__(self, name):
+        # choose_play (a play too large to list) and anything else: the agent's own, or, in a
+        # bidding phase, the rule bot's.
+        if name in ("agent", "_bots", "seed") or name.startswith("__"):
+            raise AttributeError(name)
+        if name == "choose_play":
+            def choose_play(obs):
+                bot = self._rule(obs)
+                target = bot if bot is not None else self.agent
+                if not hasattr(target, "choose_play"):
+                    raise AttributeError("choose_play")
+                return target.choose_play(obs)
+            if hasattr(self.agent, "choose_play"):
+                return choose_play
+        return getattr(self.agent, name)
+
+
+def with_bids(agent, spec: Spec, seed: int | None):
+    """The agent as `spec`'s `bid` option asks: its own bids (`bid=own`, the default) or the
+    rule bot's (`bid=rule`)."""
+    bid = spec.options.get("bid", "own")
+    if bid not in BIDS:
+        raise UserError(f"option bid={bid!r} of agent spec {spec.text!r} must be one of "
+                        f"{', '.join(BIDS)}")
+    return RuleBids(agent, seed) if bid == "rule" else agent
+
+
 def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     """The teacher's temperature softmax over its scores (temperature 0 -> one-hot argmax)."""
     scores = np.asarray(scores, dtype=np.float64)

@@ -19,8 +19,13 @@ the other moves score below every searched one, in the rule policy's order).
 Scores. Dou Dizhu: the seat's zero-sum payoff (base stake, bombs, rocket, spring and doubles
 as settled by the referee). Shengji: the signed levels the seat's team goes up (what the
 arena reports per deal), plus the signed card-point margin / 1000 to break ties between moves
-of equal level outcome. Bidding decisions in Dou Dizhu are not searched: they take the rule
-bot's bidding (`DouDizhuRuleBot.bid_scores`).
+of equal level outcome.
+
+Bidding decisions in Dou Dizhu (points, call, rob, double) are searched like plays: in every
+world the rest of the bidding is made by the native rollout bidder, then the play by the
+rollout policy, and each word scores the seat's mean final payoff, doubles and robs included.
+`bid=rule` (default `search`) takes the rule bot's bidding instead, the same play: what the
+bidding search is measured against (docs/pimc.md).
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from ..errors import UserError
 from ..games import spec as game_spec
 
 ROLLOUTS = ("rule", "random")
+BIDS = ("search", "rule")
 OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_CAP = 24
 # The native search counts worlds in a C int; far below that, this many worlds per decision
@@ -43,7 +49,7 @@ class PimcAgent:
 
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
-                 objective: str = "levels"):
+                 objective: str = "levels", bid: str = "search"):
         if worlds is not None and not 1 <= worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs worlds between 1 and {MAX_WORLDS}, got {worlds}")
         if rollout not in ROLLOUTS:
@@ -54,6 +60,9 @@ class PimcAgent:
         if objective not in OBJECTIVES:
             raise UserError(f"unknown pimc objective {objective!r}; "
                             f"choose one of {', '.join(OBJECTIVES)}")
+        if bid not in BIDS:
+            raise UserError(f"unknown pimc bid {bid!r}; choose one of {', '.join(BIDS)}")
+        self.bid = bid
         self.objective = objective
         self.name = name
         self.worlds = worlds
@@ -68,7 +77,7 @@ class PimcAgent:
             return np.zeros(1)          # a forced move: nothing to search
         game = game_spec(obs.game)
         decision = game.pimc_decision(obs, legal, self.objective)
-        if not decision.searched:
+        if not decision.searched or (self.bid == "rule" and getattr(decision, "bidding", False)):
             return decision.rule_scores()
         return self._search(legal, decision, self.worlds or game.pimc_worlds)
 
@@ -127,11 +136,12 @@ class PimcAgent:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap", "objective"}, positional=False)
+    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid"}, positional=False)
     return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int, low=1), seed=seed, name=spec.text,
-                     objective=option(spec, "objective", "levels", str).strip().lower())
+                     objective=option(spec, "objective", "levels", str).strip().lower(),
+                     bid=option(spec, "bid", "search", str).strip().lower())
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:

@@ -118,7 +118,8 @@ class StudentAgent:
 
 
 def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
-    check_options(spec, {"path", "backend"})
+    from . import with_bids
+    check_options(spec, {"path", "backend", "bid"})
     path = spec.arg or spec.options.get("path")
     if not path:
         raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
@@ -131,7 +132,7 @@ def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
         if not native.available():
             raise UserError(f"agent spec {spec.text!r}: the native forward pass is not built here; "
                             "build it with `python setup.py build_ext --inplace`, or use backend=mlx")
-    return StudentAgent(path, backend)
+    return with_bids(StudentAgent(path, backend), spec, seed)
 
 
 def make_torch_student(spec: Spec, seed: int | None = None):

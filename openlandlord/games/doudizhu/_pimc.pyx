@@ -28,9 +28,12 @@ from libc.stdlib cimport malloc, free
 from openlandlord.games.doudizhu._referee cimport (
     PlayState, policy_fn, apply_action, rollout, random_policy, payoff,
     action_packed, action_type, action_rank, action_cards, holds, packed_count, splitmix64,
-    MAX_LEGAL, T_BOMB, T_ROCKET)
+    MAX_LEGAL, T_BOMB, T_ROCKET, Bidding, bid_init, bid_legal, bid_apply, bid_start_play,
+    init_play_state, ST_POINTS, ST_CALL, ST_DOUBLE, W_PASS, W_BID1, W_CALL, W_ROB, W_DOUBLE,
+    W_NODOUBLE, EV_NONE, EV_VOID, EV_LANDLORD, EV_LANDLORD_PLAY, EV_PLAY)
 
 cdef enum:
+    ACE = 11
     TWO = 12
     BLACK = 13
     RED = 14
@@ -364,3 +367,193 @@ def sample_worlds(uint64_t unseen, uint64_t lord_keeps, int seat, int landlord, 
             raise ValueError("too few unseen cards for the hidden seats' hand sizes")
         out.append(tuple(s.hand[j] for j in range(3)))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Bidding: the rollout bidder and the search of a bid.
+# ---------------------------------------------------------------------------------------
+# The rule bot's bidding (`DouDizhuRuleBot.bid_scores`, level normal): a hand's strength
+# against the bot's thresholds, read from the bot (one definition). The native strength uses
+# the native hand cost above (no chain search), so a hand rich in chains reads weaker here.
+from .rule import DouDizhuRuleBot as _Bot
+cdef double BID_T[3]
+for _r in range(3):
+    BID_T[_r] = _Bot.BID_THRESHOLDS[_r]
+cdef double T_CALL = _Bot.CALL
+cdef double T_ROB = _Bot.ROB
+cdef double T_DOUBLE = _Bot.DOUBLE
+BID_WORDS = ("pass", "bid1", "bid2", "bid3", "call", "rob", "double", "nodouble")
+
+
+cdef double hand_strength(uint64_t hand) noexcept nogil:
+    cdef double strength = (1.2 * count_of(hand, RED) + 1.0 * count_of(hand, BLACK)
+                            + 0.7 * count_of(hand, TWO) + 0.25 * count_of(hand, ACE))
+    cdef int r, bombs = 0
+    if count_of(hand, BLACK) and count_of(hand, RED):
+        strength += 1.0
+    for r in range(13):
+        if count_of(hand, r) == 4:
+            bombs += 1
+    strength += 1.5 * bombs
+    return strength - 0.4 * hand_cost(hand)
+
+
+cdef double bid_score(int word, double strength, int wanted) noexcept nogil:
+    # The rule bot's score of a word (bid_scores).
+    cdef int level
+    if W_BID1 <= word <= W_BID1 + 2:
+        level = word - W_BID1 + 1
+        return 1.0 + 0.1 * level if level <= wanted else -<double>(level - wanted)
+    if word == W_CALL:
+        return strength - T_CALL
+    if word == W_ROB:
+        return strength - T_ROB
+    if word == W_DOUBLE:
+        return strength - T_DOUBLE
+    if word == W_PASS and wanted >= 0:
+        return 0.5          # the points flow's pass
+    return 0.0
+
+
+cdef int rule_bid(const Bidding* b, uint64_t hand) noexcept nogil:
+    """The rollout bidder's word for the seat to bid holding `hand`: the best-scored legal
+    word, the first of equals (as the decision loop's argmax)."""
+    cdef int words[8]
+    cdef int n = bid_legal(b, words), k, best = 0, wanted = -1
+    cdef double strength = hand_strength(hand), score, best_score = -1e300
+    if b.stage == ST_POINTS:
+        wanted = 0
+        for k in range(3):
+            if strength >= BID_T[k]:
+                wanted += 1
+    for k in range(n):
+        score = bid_score(words[k], strength, wanted)
+        if score > best_score:
+            best_score = score
+            best = k
+    return words[best]
+
+
+cdef int replay_bids(Bidding* b, int flow, object bids) except -2:
+    """The flow's state after the public bids [(seat, word)], and the landlord it made (-1)."""
+    cdef int lord = -1, event
+    bid_init(b, flow)
+    for seat, word in bids:
+        event = bid_apply(b, seat, BID_WORDS.index(word))
+        if event == EV_LANDLORD or event == EV_LANDLORD_PLAY:
+            lord = b.best_seat
+        if event != EV_NONE and event != EV_LANDLORD:
+            raise ValueError("the bids given end the bidding")
+    return lord
+
+
+def rule_bid_word(uint64_t hand, int flow, bids):
+    """The rollout bidder's word (a string) for the seat to bid after `bids`, holding `hand`
+    (packed): for tests against the Python rule bot."""
+    cdef Bidding b
+    replay_bids(&b, flow, bids)
+    return BID_WORDS[rule_bid(&b, hand)]
+
+
+cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t* dealt,
+                        uint64_t kitty, int lord, policy_fn policy, uint64_t* rng,
+                        int32_t* buf) noexcept nogil:
+    # The seat says `word`; the rest of the bidding by the rollout bidder, then the play by
+    # the rollout policy, to the end: the seat's payoff (0 for a void deal).
+    cdef Bidding b = start[0]
+    cdef PlayState st
+    cdef uint64_t hands[3]
+    cdef int event = bid_apply(&b, seat, word), s, i
+    while True:
+        if event == EV_VOID:
+            return 0.0
+        if event == EV_LANDLORD or event == EV_LANDLORD_PLAY:
+            lord = b.best_seat
+        if event == EV_LANDLORD_PLAY or event == EV_PLAY:
+            break
+        s = b.seat
+        event = bid_apply(&b, s, rule_bid(&b, dealt[s] + (kitty if s == lord else 0)))
+    for i in range(3):
+        hands[i] = dealt[i]
+    hands[lord] += kitty
+    init_play_state(&st, hands, lord)
+    bid_start_play(&st, &b)
+    rollout(&st, policy, rng, buf)
+    return payoff(&st, seat)
+
+
+def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t kitty, words,
+               int skip, int worlds, str rollout_policy, unsigned long long seed):
+    """Mean final payoff of `seat` for each bidding word of `words` (strings) over worlds skip
+    .. skip + worlds - 1 of the sequence `seed` draws, every word in every world (common
+    random numbers): the rest of the bidding by the rollout bidder (`rule_bid`), the play by
+    the rollout policy, doubles and robs settled by the referee.
+
+    `hand` is the seat's hand as it sees it (with the kitty once it is the landlord);
+    `landlord` and `kitty` are known once the bidding has a landlord (call-rob's doubles),
+    else -1 and 0. A world deals every card the seat has not seen uniformly: 17 to each other
+    seat and, while the kitty is hidden, 3 to the kitty."""
+    cdef Bidding b
+    cdef int lord = replay_bids(&b, flow, bids)
+    cdef int n = len(words), w, k, i, j, r, c, ncards = 0
+    cdef int first = (seat + 1) % 3, second = (seat + 2) % 3
+    cdef uint64_t rng = seed, rollout_rng, mine, unknown
+    cdef uint64_t dealt[3]
+    cdef uint64_t world_kitty
+    cdef uint8_t cards[54]
+    cdef uint8_t tmp
+    cdef int word_ids[8]
+    cdef double total[8]
+    cdef int32_t* buf
+    cdef policy_fn policy
+    if rollout_policy not in ROLLOUTS:
+        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
+    policy = rule_policy if ROLLOUTS[rollout_policy] == ROLLOUT_RULE else policy_random
+    if lord != landlord:
+        raise ValueError("the bids and the landlord given disagree")
+    if n > 8:
+        raise ValueError("at most 8 bidding words")
+    for k in range(n):
+        word_ids[k] = BID_WORDS.index(words[k])
+        total[k] = 0.0
+    mine = hand - (kitty if lord == seat else 0)
+    if lord >= 0 and not holds(FULL_DECK - mine, kitty):
+        raise ValueError("the kitty and the hand overlap")
+    unknown = FULL_DECK - mine - (kitty if lord >= 0 else 0)
+    for r in range(15):
+        for c in range(count_of(unknown, r)):
+            cards[ncards] = r
+            ncards += 1
+    if packed_count(mine) != 17 or ncards != (34 if lord >= 0 else 37):
+        raise ValueError("a bidding decision needs the seat's 17 dealt cards")
+    buf = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for w in range(skip + worlds):
+                for i in range(ncards - 1, 0, -1):
+                    j = <int>(splitmix64(&rng) % <uint64_t>(i + 1))
+                    tmp = cards[i]
+                    cards[i] = cards[j]
+                    cards[j] = tmp
+                if w < skip:
+                    continue
+                dealt[seat] = mine
+                dealt[first] = 0
+                dealt[second] = 0
+                for i in range(34):
+                    dealt[first if i < 17 else second] += (<uint64_t>1) << (4 * cards[i])
+                world_kitty = kitty
+                if lord < 0:
+                    world_kitty = 0
+                    for i in range(34, 37):
+                        world_kitty += (<uint64_t>1) << (4 * cards[i])
+                for k in range(n):
+                    rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
+                        ^ (<uint64_t>(word_ids[k] + 1) * 0x9FB21C651E98DF25ULL)
+                    total[k] += bid_rollout(&b, seat, word_ids[k], dealt, world_kitty, lord,
+                                            policy, &rollout_rng, buf)
+        return [total[k] / worlds for k in range(n)]
+    finally:
+        free(buf)

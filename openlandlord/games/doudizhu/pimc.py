@@ -2,8 +2,10 @@
 search (`_pimc.pyx`: world sampling, rule-policy rollouts, the search loop). The generic
 search (`openlandlord.agents.pimc`) asks the game's spec for one of these per decision.
 
-Bidding decisions are not searched: they take the rule bot's bidding
-(`DouDizhuRuleBot.bid_scores`)."""
+Bidding decisions (points, call, rob, double) are searched too (`BiddingDecision`): each world
+deals the cards the seat has not seen, the rest of the bidding is made by the native rollout
+bidder and the play by the rollout policy, and a word scores the seat's mean final payoff.
+`pimc:bid=rule` takes the rule bot's bidding instead (`DouDizhuRuleBot.bid_scores`)."""
 from __future__ import annotations
 
 from ...errors import UserError
@@ -21,14 +23,31 @@ def decision(obs, legal, objective: str):
 
 
 class BiddingDecision:
-    """A bid: scored by the rule bot's bidding, not searched."""
-    searched = False
+    """A bid, searched over whole rollouts (the rest of the bidding, then the play)."""
+    searched = True
+    bidding = True
 
     def __init__(self, obs, legal):
-        self.obs, self.legal = obs, legal
+        from ._referee import BIDDING_FLOWS
+        self.obs, self.legal = obs, list(legal)
+        self.flow = BIDDING_FLOWS.index(obs.bidding)
+        self.hand = _packed(obs.hand)
+        self.landlord = -1 if obs.landlord is None else obs.landlord
+        self.kitty = _packed(obs.kitty) if obs.landlord is not None else 0
 
     def rule_scores(self):
         return _bidder().bid_scores(self.obs, self.legal)
+
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+        from . import _pimc as native
+        o = self.obs
+        try:
+            return native.search_bid(self.hand, o.seat, self.flow, list(o.bids), self.landlord,
+                                     self.kitty, [self.legal[k] for k in which], skip, worlds,
+                                     rollout, seed)
+        except ValueError as exc:
+            raise UserError(f"pimc: bidding observation of seat {o.seat} is inconsistent: "
+                            f"{exc}") from None
 
 
 _BIDDER = []
@@ -44,6 +63,7 @@ def _bidder():
 class Decision:
     """One Dou Dizhu play decision as the native search needs it."""
     searched = True
+    bidding = False
 
     def __init__(self, obs, legal):
         from . import ACTION_ID, classify, legal_moves

@@ -100,21 +100,36 @@ class DoudizhuSpec(BaseSpec):
         seat = seating.agent_seats[0]
         landlord = result.get("landlord")
         score = float(state.payoffs()[seat])
+        flow = getattr(state, "bidding", "none")     # a match or a drawn test game may not say
         if result.get("void") or landlord is None:   # nobody bid: no winner, no score, half a win
-            return {"role": "void", "win": 0.5, "score": score, "tail": {}}
+            out = {"role": "void", "win": 0.5, "score": score, "tail": {}}
+            if flow != "none":
+                out["bidding"] = {"landlord": 0.0, "void": 1.0, "stake": 0}
+            return out
         role = ROLES[(seat - landlord) % 3]
         side = "landlord" if role == "landlord" else "farmers"
         won = result["winner"] == side
         breakdown = result.get("breakdown", {})
         bombs = int(breakdown.get("bombs", 0)) + int(breakdown.get("rockets", 0))
         spring = bool(breakdown.get("spring")) or bool(breakdown.get("anti_spring"))
-        return {"role": role, "win": float(won), "score": score,
+        bidding = {}
+        if flow != "none":
+            # What the bidding made of the deal for the agent's seat (eval's `bidding` block):
+            # whether it became landlord, the base stake the flow set, and its double.
+            bidding = {"landlord": float(role == "landlord"), "void": 0.0,
+                       "stake": int(result["base_stake"])}
+            if flow == "call-rob":
+                bidding["doubled"] = float(state.observation(seat).doubled[seat])
+        out = {"role": role, "win": float(won), "score": score,
                 # DouZero's evaluation score: +-2 x 2^(bombs + rockets) for the agent's side,
                 # no spring, no bidding stake (douzero/env/game.py update_num_wins_scores; its
                 # farmers' ADP is twice a farmer's score).
                 "douzero_points": float((2 if won else -2) * 2 ** bombs),
                 "tail": {"lost_with_bombs": float(not won and bombs > 0),
                          "lost_to_spring": float(not won and spring)}}
+        if bidding:
+            out["bidding"] = bidding
+        return out
 
     def check_invariants(self, state) -> None:
         """Random-simulation invariants (the contract test): the 54 cards are all somewhere
@@ -137,6 +152,10 @@ class DoudizhuSpec(BaseSpec):
         """The batched native environment (openlandlord.envs.VecEnv)."""
         from ...envs._ddz_vec import DoudizhuVecEnv
         return DoudizhuVecEnv(num_envs, seed, features, **options)
+
+    def bidding_phase(self, obs) -> bool:
+        """A bid or a double (what `AGENT,bid=rule` leaves to the rule bot)."""
+        return obs.phase == "bidding"
 
     def rule_bot(self, level: str, seed: int | None):
         from .rule import DouDizhuRuleBot
