@@ -1,5 +1,6 @@
 # The Shengji featurizer at C level, for native callers (the VecEnv): a decision's view as plain
-# counts (`View`), the per-trump card tables (`Trump`), and the state tokens written from them.
+# counts (`View`), the per-trump card tables (`Trump`), the state tokens and action rows written
+# from them.
 # `featurize(obs, legal)` in _features.pyx fills the same view from an Observation, so the one
 # featurizer has one body whoever calls it.
 from openlandlord.games.shengji._cards cimport Table
@@ -67,10 +68,21 @@ cdef struct View:
     int cat_of_block[4]
     int winner                # the seat winning the current trick, -1 when none
 
+cdef struct Play:
+    # One play as counts by card id (`by_card`, zero elsewhere) and its distinct cards
+    # ascending (`held[:nheld]`), so that a play costs its own size, not 54.
+    int by_card[NS]
+    int held[NS]
+    int nheld
+    int n
+    int points
+
 cdef void view_derive(View* v, const Trump* tr) noexcept nogil
 cdef void write_state(const View* v, const Trump* tr, float* t) noexcept nogil
 cdef void write_classic(const View* v, const Trump* tr, float* t) noexcept nogil
 cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil
+cdef void play_of_counts(const Trump* tr, const unsigned char* counts, Play* p) noexcept nogil
+cdef void write_action(View* v, const Trump* tr, const Play* p, float* row) noexcept nogil
 
 cdef class _Trump:
     cdef Trump tab

@@ -185,16 +185,6 @@ cdef int add_cards(cards, int* out, const int* points) except -1:
     return total
 
 
-cdef struct Play:
-    # One play as counts by card id (`by_card`, zero elsewhere) and its distinct cards
-    # ascending (`held[:nheld]`), so that a play costs its own size, not 54.
-    int by_card[NS]
-    int held[NS]
-    int nheld
-    int n
-    int points
-
-
 cdef int load_play(cards, Play* p, const int* points) except -1:
     """The named cards into an empty `p`."""
     cdef int c, j
@@ -243,17 +233,23 @@ cdef int kind_of(const Play* p, const Trump* tr) noexcept nogil:
     return 2
 
 
-cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil:
-    """features._kind of a play given as a count vector."""
-    cdef Play p
+cdef void play_of_counts(const Trump* tr, const unsigned char* counts, Play* p) noexcept nogil:
+    """A play given as a count vector, into `p` (any prior content replaced)."""
     cdef int c
     p.nheld = p.n = p.points = 0
     for c in range(NS):
-        p.by_card[c] = lead[c]
-        if lead[c]:
+        p.by_card[c] = counts[c]
+        if counts[c]:
             p.held[p.nheld] = c
             p.nheld += 1
-            p.n += lead[c]
+            p.n += counts[c]
+            p.points += counts[c] * tr.points[c]
+
+
+cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil:
+    """features._kind of a play given as a count vector."""
+    cdef Play p
+    play_of_counts(tr, lead, &p)
     return kind_of(&p, tr)
 
 
@@ -496,16 +492,104 @@ cdef void write_state(const View* v, const Trump* tr, float* t) noexcept nogil:
     row[V + 18] = v.play_phase
 
 
+cdef void write_action(View* v, const Trump* tr, const Play* p, float* row) noexcept nogil:
+    """The action row of one play (zeroed by the caller) against a derived view; the trick's
+    scratch slot (v.trickv after its plays) is used and left clear."""
+    cdef int i, j, c, b, x, n, winner
+    cdef int shift = 0 if v.cat_of_block[0] == TRUMP else 1
+    cdef int ntrick = v.ntrick, led_cat = v.led_cat, lead_size = v.lead_size
+    cdef int seat = v.seat, team = v.seat % 2
+    cdef int safe_n, trumps, pts, strength_sum, pairs, kind, cat_a, weakest, strongest
+    cdef int top, beaters, first_slot
+    cdef int per_cat[5]
+    pts = p.points
+    n = 0
+    strength_sum = 0
+    pairs = 0
+    memset(per_cat, 0, sizeof(per_cat))
+    first_slot = -1
+    weakest = 32767
+    strongest = -1
+    for j in range(p.nheld):
+        c = p.held[j]
+        x = p.by_card[c]
+        i = v.slot_of[c]
+        row[A_CNT + i] = <float>(x / 2.0)
+        n += x
+        per_cat[tr.cat[c]] += x
+        strength_sum += x * tr.strength[c]
+        if x == 2:
+            pairs += 1
+        if first_slot < 0 or i < first_slot:
+            first_slot = i
+        if tr.strength[c] < weakest:
+            weakest = tr.strength[c]
+        if tr.strength[c] > strongest:
+            strongest = tr.strength[c]
+    trumps = per_cat[TRUMP]
+    safe_n = n if n > 1 else 1
+    row[A_N] = <float>(n / 8.0)
+    row[A_CAT] = <float>(trumps / <double>safe_n)
+    for b in range(4):
+        if v.cat_of_block[b] != TRUMP:
+            row[A_CAT + b + shift] = <float>(per_cat[v.cat_of_block[b]] / <double>safe_n)
+    row[A_POINTS] = <float>(pts / 20.0)
+    row[A_TRUMPS] = <float>(trumps / 8.0)
+    row[A_STRENGTH] = <float>(strength_sum / <double>safe_n / 23.0)
+    if ntrick:
+        row[A_LED] = <float>((per_cat[led_cat] if led_cat >= 0 else 0) / <double>lead_size)
+    kind = kind_of(p, tr)
+    row[A_KIND + kind] = 1.0
+    if not ntrick:
+        # features._lead_safety for this lead.
+        if n > 0:
+            cat_a = tr.cat[v.order[first_slot]]
+            top = strongest if kind == 2 else weakest
+            beaters = 0
+            for j in range(tr.cat_n[cat_a]):
+                c = tr.cat_cards[cat_a][j]
+                if tr.strength[c] > top:
+                    if kind == 1 or kind == 2:
+                        beaters += v.unseen[c] >= 2
+                    else:
+                        beaters += v.unseen[c]
+            row[A_BEATERS] = <float>((beaters if beaters < 8 else 8) / 8.0)
+            row[A_SAFE] = beaters == 0
+            if cat_a != TRUMP:
+                row[A_OPP_VOID] = v.voided[1][cat_a] or v.voided[3][cat_a]
+                row[A_PARTNER_VOID] = v.voided[2][cat_a]
+    row[A_PAIRS] = <float>(pairs / 4.0)
+    if ntrick and n < lead_size:
+        row[A_PARTIAL] = 1.0
+        row[A_NEED] = <float>((lead_size - n) / <double>lead_size)
+    elif ntrick and n == lead_size:
+        if per_cat[led_cat] == n or per_cat[TRUMP] == n:
+            for j in range(p.nheld):
+                c = p.held[j]
+                v.trickv[ntrick * NS + c] = <unsigned char>p.by_card[c]
+            winner = (v.trick_seats[0] + trick_winner_c(&tr.table, v.trickv, ntrick + 1)) % NSEAT
+            for j in range(p.nheld):
+                v.trickv[ntrick * NS + p.held[j]] = 0
+        else:
+            # Neither all of the led category nor all trumps: in both rulesets such a play
+            # never takes the trick (the referee's play keys give it -1), so the trick's
+            # winner stands; the equality test holds this shortcut to the referee's answer.
+            winner = v.winner
+        if winner == seat:
+            row[A_WINS] = 1.0
+        if winner % 2 == team:
+            row[A_GAIN] = <float>((v.table_points + pts) / 50.0)
+
+
 def featurize(obs, legal):
     """One decision as unpadded arrays; see features.py for the layout."""
     cdef _Trump trump = trump_tables(obs.rules, obs.trump_rank, obs.trump_suit)
     cdef const Trump* tr = &trump.tab
     cdef View v
-    cdef int k, s, c, i, j, b, n, a, x, total, nlegal, winner
+    cdef int k, s, c, i, j, a, x, total, nlegal
     cdef Play lead                      # the trick's lead
     cdef Play p                         # a play being featurized
     cdef Play* q
-    cdef float* row
     cdef float* out
     cdef cnp.npy_intp dims[2]
     cdef tuple item
@@ -582,100 +666,15 @@ def featurize(obs, legal):
         write_classic(&v, tr, t)
 
     # Actions.
-    cdef int seat = v.seat, team = v.seat % 2
-    cdef int led_cat = v.led_cat, lead_size = v.lead_size, standing = v.winner
     cdef list moves = legal if type(legal) is list else list(legal)
     nlegal = len(moves)
     dims[0] = nlegal
     dims[1] = FA
     actions = cnp.PyArray_ZEROS(2, dims, cnp.NPY_FLOAT32, 0)
     out = <float*>cnp.PyArray_DATA(actions)
-    cdef int shift = 0 if v.cat_of_block[0] == TRUMP else 1
-    cdef int safe_n, trumps, pts, strength_sum, led, pairs, kind, cat_a, weakest, strongest
-    cdef int top, beaters, first_slot
-    cdef int per_cat[5]
     for a in range(nlegal):
-        row = out + a * FA
         load_play(moves[a], &p, tr.points)
-        pts = p.points
-        n = 0
-        trumps = 0
-        strength_sum = 0
-        led = 0
-        pairs = 0
-        memset(per_cat, 0, sizeof(per_cat))
-        first_slot = -1
-        weakest = 32767
-        strongest = -1
-        for j in range(p.nheld):
-            c = p.held[j]
-            x = p.by_card[c]
-            i = v.slot_of[c]
-            row[A_CNT + i] = <float>(x / 2.0)
-            n += x
-            per_cat[tr.cat[c]] += x
-            strength_sum += x * tr.strength[c]
-            if x == 2:
-                pairs += 1
-            if first_slot < 0 or i < first_slot:
-                first_slot = i
-            if tr.strength[c] < weakest:
-                weakest = tr.strength[c]
-            if tr.strength[c] > strongest:
-                strongest = tr.strength[c]
-        trumps = per_cat[TRUMP]
-        safe_n = n if n > 1 else 1
-        row[A_N] = <float>(n / 8.0)
-        row[A_CAT] = <float>(trumps / <double>safe_n)
-        for b in range(4):
-            if v.cat_of_block[b] != TRUMP:
-                row[A_CAT + b + shift] = <float>(per_cat[v.cat_of_block[b]] / <double>safe_n)
-        row[A_POINTS] = <float>(pts / 20.0)
-        row[A_TRUMPS] = <float>(trumps / 8.0)
-        row[A_STRENGTH] = <float>(strength_sum / <double>safe_n / 23.0)
-        if ntrick:
-            row[A_LED] = <float>((per_cat[led_cat] if led_cat >= 0 else 0) / <double>lead_size)
-        kind = kind_of(&p, tr)
-        row[A_KIND + kind] = 1.0
-        if not ntrick:
-            # features._lead_safety for this lead.
-            if n > 0:
-                cat_a = tr.cat[v.order[first_slot]]
-                top = strongest if kind == 2 else weakest
-                beaters = 0
-                for j in range(tr.cat_n[cat_a]):
-                    c = tr.cat_cards[cat_a][j]
-                    if tr.strength[c] > top:
-                        if kind == 1 or kind == 2:
-                            beaters += v.unseen[c] >= 2
-                        else:
-                            beaters += v.unseen[c]
-                row[A_BEATERS] = <float>((beaters if beaters < 8 else 8) / 8.0)
-                row[A_SAFE] = beaters == 0
-                if cat_a != TRUMP:
-                    row[A_OPP_VOID] = v.voided[1][cat_a] or v.voided[3][cat_a]
-                    row[A_PARTNER_VOID] = v.voided[2][cat_a]
-        row[A_PAIRS] = <float>(pairs / 4.0)
-        if ntrick and n < lead_size:
-            row[A_PARTIAL] = 1.0
-            row[A_NEED] = <float>((lead_size - n) / <double>lead_size)
-        elif ntrick and n == lead_size:
-            if per_cat[led_cat] == n or per_cat[TRUMP] == n:
-                for j in range(p.nheld):
-                    c = p.held[j]
-                    v.trickv[ntrick * NS + c] = <unsigned char>p.by_card[c]
-                winner = (v.trick_seats[0] + trick_winner_c(&tr.table, v.trickv, ntrick + 1)) % NSEAT
-                for j in range(p.nheld):
-                    v.trickv[ntrick * NS + p.held[j]] = 0
-            else:
-                # Neither all of the led category nor all trumps: in both rulesets such a play
-                # never takes the trick (the referee's play keys give it -1), so the trick's
-                # winner stands; the equality test holds this shortcut to the referee's answer.
-                winner = standing
-            if winner == seat:
-                row[A_WINS] = 1.0
-            if winner % 2 == team:
-                row[A_GAIN] = <float>((v.table_points + pts) / 50.0)
+        write_action(&v, tr, &p, out + a * FA)
         clear_play(&p)
 
     dims[0] = NS
