@@ -36,6 +36,12 @@ class Replay:
                                       **env.deal_options(index, episode))
         self.prefix = ()
 
+    def candidate(self, action: int) -> tuple:
+        """The move or partial play an action makes (what the student's action row describes)."""
+        if self.state.phase == "declare":
+            return CODEC.declaration(action, self.state.legal_moves())
+        return self.prefix if action == CODEC.END else self.prefix + (CODEC.option(action),)
+
     def step(self, action: int) -> None:
         s = self.state
         if s.phase == "declare":
@@ -65,8 +71,10 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
             assert obs["prefix"][i].sum() == len(r.prefix)
             if check_features:
                 seen = r.state.observation(r.state.current_seat)
-                arrays = features.featurize(seen, [])
+                legal = env.legal_actions(i).tolist()
+                arrays = features.featurize(seen, [r.candidate(a) for a in legal])
                 np.testing.assert_array_equal(obs["state_tokens"][i], arrays["state_tokens"])
+                np.testing.assert_array_equal(env.action_features(i), arrays["actions"])
                 assert obs["role"][i] == arrays["role"]
                 assert (obs["slot_order"][i] == features.slot_order(seen)).all()
         actions = env.sample_actions()
@@ -77,7 +85,8 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
             if r.state.done:
                 assert rewards[i].tolist() == r.state.payoffs()
                 assert info["attacker_points"][i] == r.state.result()["attacker_points"]
-                assert env.episode(i) == r.episode + 1
+                assert env.episodes()[i] == r.episode + 1
+                assert env.deal_seeds()[i] == env.deal_seed(i, r.episode + 1)
                 replays[i] = Replay(env, i, r.episode + 1)
                 finished += 1
             else:
@@ -113,7 +122,8 @@ def test_the_contract_dtypes_and_shapes():
     assert obs["state_tokens"].shape == (5, features.MAX_TOKENS, features.FS)
     assert obs["state_tokens"].dtype == np.float32
     assert (obs["n_tokens"] == features.MAX_TOKENS).all()
-    assert env.legal_actions(0) == np.flatnonzero(obs["mask"][0]).tolist()
+    assert env.legal_actions(0).tolist() == np.flatnonzero(obs["mask"][0]).tolist()
+    assert env.action_features(0).shape == (len(env.legal_actions(0)), features.FA)
     _, rewards, dones, _ = env.step(env.sample_actions())
     assert rewards.dtype == np.float32 and rewards.shape == (5, 4)
     assert dones.dtype == np.bool_ and dones.shape == (5,)
@@ -146,7 +156,7 @@ def test_a_finished_round_restarts_at_once():
         if dones.any():
             break
     i = int(np.flatnonzero(dones)[0])
-    assert env.episode(i) == 1 and rewards[i].sum() == 0
+    assert env.episodes()[i] == 1 and rewards[i].sum() == 0
     fresh = SHENGJI.new_game(env.deal_seed(i, 1), **env.deal_options(i, 1))
     assert obs["seat"][i] == 1 == fresh.current_seat
     assert (obs["mask"][i] == expected_mask(fresh, ())).all()
@@ -156,6 +166,8 @@ def test_bad_input_is_named():
     env = VecEnv("shengji", 3, seed=0, features="mask")
     with pytest.raises(UserError, match="reset"):
         env.step(np.zeros(3, np.int64))
+    with pytest.raises(UserError, match="reset"):
+        env.legal_actions(0)
     obs = env.reset()
     before = obs["mask"].copy()
     with pytest.raises(UserError, match=r"shape \(3,\)"):
@@ -170,6 +182,8 @@ def test_bad_input_is_named():
     with pytest.raises(IllegalMove, match="outside"):
         env.step(illegal)
     assert (obs["mask"] == before).all()      # nothing was stepped
+    with pytest.raises(UserError, match="env 3"):
+        env.action_features(3)
     with pytest.raises(UserError, match="single deals"):
         VecEnv("shengji", 2, mode="match")
     with pytest.raises(UserError, match="not both"):

@@ -31,7 +31,8 @@ from openlandlord.games.shengji._trick cimport (
 from openlandlord.games.shengji._legal cimport (
     follow_options_c, lead_options_c, classic_follow_options_c)
 from openlandlord.games.shengji._features cimport (
-    View, Trump, _Trump, trump_tables, view_derive, write_state, write_classic, lead_kind_c)
+    View, Trump, Play, _Trump, trump_tables, view_derive, write_state, write_classic,
+    write_action, play_of_counts, lead_kind_c)
 
 import numpy as np
 
@@ -315,14 +316,12 @@ cdef int play_prefix(Game* g) noexcept nogil:
     return 1
 
 
-cdef void write_features(const Game* g, float* tokens, int* role,
-                         unsigned char* slot_order) noexcept nogil:
-    # The seat to move's view, as `_features.featurize` fills it from an Observation, written by
-    # the featurizer's own body.
-    cdef View v
+cdef void fill_view(const Game* g, View* view) noexcept nogil:
+    # The seat to move's view, as `_features.featurize` fills it from an Observation, derived.
+    cdef View* v = view
     cdef const Trump* tr = g.features
     cdef int k, s, c, bits
-    memset(&v, 0, sizeof(View))
+    memset(v, 0, sizeof(View))
     v.seat = g.current
     v.dealer = g.dealer
     v.decl = g.declarers
@@ -369,10 +368,17 @@ cdef void write_features(const Game* g, float* tokens, int* role,
         for s in range(NSEAT):
             v.taken[s] = g.taken[s]
         v.penalty = g.penalty
-    view_derive(&v, tr)
-    write_state(&v, tr, tokens)
+    view_derive(v, tr)
+
+
+cdef void write_features(const Game* g, float* tokens, int* role,
+                         unsigned char* slot_order) noexcept nogil:
+    # The seat to move's state tokens, written by the featurizer's own body.
+    cdef View v
+    fill_view(g, &v)
+    write_state(&v, g.features, tokens)
     if g.classic:
-        write_classic(&v, tr, tokens)
+        write_classic(&v, g.features, tokens)
     role[0] = (g.current - g.dealer + NSEAT) % NSEAT
     for c in range(NCARD):
         slot_order[c] = v.order[c]
@@ -488,18 +494,19 @@ cdef class ShengjiVecEnv:
     cdef dict obs
     cdef bint started
 
-    def __cinit__(self, int num_envs, unsigned long long seed, str features, dict options):
+    def __cinit__(self, int num_envs, seed, str features, dict options):
         self.games = <Game*>calloc(num_envs, sizeof(Game))
         if self.games == NULL:
             raise MemoryError()
 
-    def __init__(self, int num_envs, unsigned long long seed, str features, dict options):
-        self.num_envs, self.seed, self.features = num_envs, seed, features
+    def __init__(self, int num_envs, seed, str features, dict options):
+        from ..games.shengji.state import seed_value
+        self.num_envs, self.seed, self.features = num_envs, seed_value(seed), features
         self.num_actions, self.num_seats = NACT, NSEAT
         self.dealer_option, self.levels_option, self.trump_rank = deal_settings(options)
         self.rules = options.get("rules", "tractor")
         self.classic = self.rules == "classic"
-        self.sample_rng = mix_seed(seed, 0xA17105, 0x5A3D1E)
+        self.sample_rng = mix_seed(self.seed, 0xA17105, 0x5A3D1E)
         self.mask_arr = np.zeros((num_envs, NACT), np.uint8)
         self.seat_arr = np.zeros(num_envs, np.int32)
         self.prefix_arr = np.zeros((num_envs, NCARD), np.uint8)
@@ -573,10 +580,9 @@ cdef class ShengjiVecEnv:
             for k in range(108):
                 g.deck[k] = deck[k]
             build_classic_table(&g.t, g.rank, -1)
-            if self.full:
-                g.features = self.tables("classic", rank, "")
-                for k, suit_name in enumerate(("N", "S", "H", "D", "C")):
-                    g.suit_features[k] = self.tables("classic", rank, suit_name)
+            g.features = self.tables("classic", rank, "")
+            for k, suit_name in enumerate(("N", "S", "H", "D", "C")):
+                g.suit_features[k] = self.tables("classic", rank, suit_name)
             deal_on(g)
             return 0
         # Round.new's draws, in its order: the trump suit, then the deck.
@@ -587,8 +593,7 @@ cdef class ShengjiVecEnv:
         for seat in range(NSEAT):
             for k in range(HAND):
                 g.hands[seat][deck[HAND * seat + k]] += 1
-        if self.full:
-            g.features = self.tables("tractor", rank, "SHDC"[suit])
+        g.features = self.tables("tractor", rank, "SHDC"[suit])
         return 0
 
     cdef const Trump* tables(self, str rules, str rank, str suit) except NULL:
@@ -696,10 +701,53 @@ cdef class ShengjiVecEnv:
 
     def legal_actions(self, int i):
         """The legal actions of env `i` now, ascending."""
+        self.check_env(i)
+        return np.flatnonzero(self.mask_arr[i]).astype(np.int64)
+
+    def action_features(self, int i):
+        """The student's action rows (the featurizer's `actions`) of env `i`'s legal actions, in
+        the order of legal_actions: each the candidate it makes, as `agents.loop` builds one
+        (the prefix and the card, the prefix itself for END, a declaration's move)."""
+        from ..games.shengji.features import FA
+        self.check_env(i)
+        cdef Game* g = &self.games[i]
+        cdef View v
+        cdef Play p
+        cdef unsigned char counts[NCARD]
+        cdef long long[::1] legal = self.legal_actions(i)
+        cdef int k, a, card
+        out = np.zeros((legal.shape[0], FA), np.float32)
+        cdef float[:, ::1] rows = out
+        fill_view(g, &v)
+        for k in range(legal.shape[0]):
+            a = <int>legal[k]
+            if g.phase == DECLARE:
+                memset(counts, 0, NCARD)
+                card = g.deck[g.dealt - 1]
+                if a == DECLARE_PAIR:
+                    counts[card] = 2
+                elif a != DECLARE_PASS:
+                    counts[card] = 1
+            else:
+                memcpy(counts, g.prefix, NCARD)
+                if a != END:
+                    counts[a] += 1
+            play_of_counts(g.features, counts, &p)
+            write_action(&v, g.features, &p, &rows[k, 0])
+        return out
+
+    def deal_seeds(self):
+        """The deal seed of every env's current deal."""
+        return np.array([self.deal_seed(i, self.games[i].episode) for i in range(self.num_envs)],
+                        np.uint64)
+
+    def episodes(self):
+        """How many deals each env has finished."""
+        return np.array([self.games[i].episode for i in range(self.num_envs)], np.int64)
+
+    cdef int check_env(self, int i) except -1:
+        if not self.started:
+            raise UserError("call reset() first")
         if not 0 <= i < self.num_envs:
             raise UserError(f"env {i} is not one of 0..{self.num_envs - 1}")
-        return [int(a) for a in np.flatnonzero(self.mask_arr[i])]
-
-    def episode(self, int i):
-        """How many deals env `i` has finished (its current deal's episode number)."""
-        return int(self.games[i].episode)
+        return 0
