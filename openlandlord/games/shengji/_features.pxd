@@ -1,6 +1,6 @@
 # The Shengji featurizer at C level, for native callers (the VecEnv): a decision's view as plain
-# counts (`View`), the per-trump card tables (`Trump`), the state tokens and action rows written
-# from them.
+# counts (`View`), the per-trump card tables (`Trump`), the state tokens, action rows and belief
+# arrays written from them.
 # `featurize(obs, legal)` in _features.pyx fills the same view from an Observation, so the one
 # featurizer has one body whoever calls it.
 from openlandlord.games.shengji._cards cimport Table
@@ -83,6 +83,8 @@ cdef void write_classic(const View* v, const Trump* tr, float* t) noexcept nogil
 cdef int lead_kind_c(const Trump* tr, const unsigned char* lead) noexcept nogil
 cdef void play_of_counts(const Trump* tr, const unsigned char* counts, Play* p) noexcept nogil
 cdef void write_action(View* v, const Trump* tr, const Play* p, float* row) noexcept nogil
+cdef void write_belief(const View* v, const Trump* tr, int* unseen, int* capacity,
+                       float* voids) noexcept nogil
 
 cdef class _Trump:
     cdef Trump tab

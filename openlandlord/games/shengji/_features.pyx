@@ -581,6 +581,21 @@ cdef void write_action(View* v, const Trump* tr, const Play* p, float* row) noex
             row[A_GAIN] = <float>((v.table_points + pts) / 50.0)
 
 
+cdef void write_belief(const View* v, const Trump* tr, int* unseen, int* capacity,
+                       float* voids) noexcept nogil:
+    """The belief arrays of a derived view: unseen[54] per slot (at least 0), capacity[3] (the
+    cards left of relative seats 1-3), voids[3 * 54] (seat h has shown void in slot r's
+    category)."""
+    cdef int i, k, x
+    for i in range(NS):
+        x = v.unseen[v.order[i]]
+        unseen[i] = x if x > 0 else 0
+    for k in range(3):
+        capacity[k] = v.cards_left[v.rel[k + 1]]
+        for i in range(NS):
+            voids[k * NS + i] = v.voided[k + 1][tr.cat[v.order[i]]]
+
+
 def featurize(obs, legal):
     """One decision as unpadded arrays; see features.py for the layout."""
     cdef _Trump trump = trump_tables(obs.rules, obs.trump_rank, obs.trump_suit)
@@ -679,22 +694,12 @@ def featurize(obs, legal):
 
     dims[0] = NS
     unseen_arr = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-    cdef int* u = <int*>cnp.PyArray_DATA(unseen_arr)
-    for i in range(NS):
-        x = v.unseen[v.order[i]]
-        u[i] = x if x > 0 else 0
     dims[0] = 3
     capacity = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-    cdef int* cap = <int*>cnp.PyArray_DATA(capacity)
-    for k in range(3):
-        cap[k] = cards_left[v.rel[k + 1]]
-    dims[0] = 3
     dims[1] = NS
     void_arr = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
-    cdef float* vd = <float*>cnp.PyArray_DATA(void_arr)
-    for k in range(3):
-        for i in range(NS):
-            vd[k * NS + i] = v.voided[k + 1][tr.cat[v.order[i]]]
+    write_belief(&v, tr, <int*>cnp.PyArray_DATA(unseen_arr), <int*>cnp.PyArray_DATA(capacity),
+                 <float*>cnp.PyArray_DATA(void_arr))
     return {"state_tokens": tokens, "actions": actions,
             "role": (v.seat - v.dealer + NSEAT) % NSEAT,
             "unseen": unseen_arr, "capacity": capacity, "void": void_arr}
