@@ -77,6 +77,8 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
                 np.testing.assert_array_equal(env.action_features(i), arrays["actions"])
                 assert obs["role"][i] == arrays["role"]
                 assert (obs["slot_order"][i] == features.slot_order(seen)).all()
+                for key in ("unseen", "capacity", "void"):
+                    np.testing.assert_array_equal(obs[key][i], arrays[key])
         actions = env.sample_actions()
         obs, rewards, dones, info = env.step(actions)
         for i, r in enumerate(replays):
@@ -122,6 +124,8 @@ def test_the_contract_dtypes_and_shapes():
     assert obs["state_tokens"].shape == (5, features.MAX_TOKENS, features.FS)
     assert obs["state_tokens"].dtype == np.float32
     assert (obs["n_tokens"] == features.MAX_TOKENS).all()
+    assert obs["unseen"].shape == (5, 54) and obs["capacity"].shape == (5, 3)
+    assert obs["void"].shape == (5, 3, 54) and obs["slot_order"].shape == (5, 54)
     assert env.legal_actions(0).tolist() == np.flatnonzero(obs["mask"][0]).tolist()
     assert env.action_features(0).shape == (len(env.legal_actions(0)), features.FA)
     _, rewards, dones, _ = env.step(env.sample_actions())

@@ -32,7 +32,7 @@ from openlandlord.games.shengji._legal cimport (
     follow_options_c, lead_options_c, classic_follow_options_c)
 from openlandlord.games.shengji._features cimport (
     View, Trump, Play, _Trump, trump_tables, view_derive, write_state, write_classic,
-    write_action, play_of_counts, lead_kind_c)
+    write_action, write_belief, play_of_counts, lead_kind_c)
 
 import numpy as np
 
@@ -40,6 +40,11 @@ from ..errors import IllegalMove, UserError
 from .actions import ShengjiActions
 
 cnp.import_array()
+
+from ..games.shengji import features as _features_py
+
+cdef int MAX_TOKENS = _features_py.MAX_TOKENS
+cdef int FS = _features_py.FS
 
 cdef enum:
     NSEAT = 4
@@ -371,14 +376,17 @@ cdef void fill_view(const Game* g, View* view) noexcept nogil:
     view_derive(v, tr)
 
 
-cdef void write_features(const Game* g, float* tokens, int* role,
-                         unsigned char* slot_order) noexcept nogil:
-    # The seat to move's state tokens, written by the featurizer's own body.
+cdef void write_features(const Game* g, float* tokens, int* role, unsigned char* slot_order,
+                         int* unseen, int* capacity, float* voids) noexcept nogil:
+    # The seat to move's state tokens (zeroed here) and belief arrays, written by the
+    # featurizer's own body.
     cdef View v
     fill_view(g, &v)
+    memset(tokens, 0, MAX_TOKENS * FS * sizeof(float))
     write_state(&v, g.features, tokens)
     if g.classic:
         write_classic(&v, g.features, tokens)
+    write_belief(&v, g.features, unseen, capacity, voids)
     role[0] = (g.current - g.dealer + NSEAT) % NSEAT
     for c in range(NCARD):
         slot_order[c] = v.order[c]
@@ -486,10 +494,13 @@ cdef class ShengjiVecEnv:
     cdef unsigned char[::1] dones
     cdef int[::1] points
     cdef bint full
-    cdef object tokens_arr, ntokens_arr, role_arr, slots_arr
+    cdef object tokens_arr, ntokens_arr, role_arr, slots_arr, unseen_arr, capacity_arr, void_arr
     cdef float[:, :, ::1] tokens
     cdef int[::1] role
     cdef unsigned char[:, ::1] slots
+    cdef int[:, ::1] unseen
+    cdef int[:, ::1] capacity
+    cdef float[:, :, ::1] voids
     cdef list trumps                      # the featurizer's tables the games point into
     cdef dict obs
     cdef bint started
@@ -520,14 +531,20 @@ cdef class ShengjiVecEnv:
         self.full = features == "full"
         self.trumps = []
         if self.full:
-            from ..games.shengji import features as F
-            self.tokens_arr = np.zeros((num_envs, F.MAX_TOKENS, F.FS), np.float32)
-            self.ntokens_arr = np.full(num_envs, F.MAX_TOKENS, np.int32)
+            self.tokens_arr = np.zeros((num_envs, MAX_TOKENS, FS), np.float32)
+            self.ntokens_arr = np.full(num_envs, MAX_TOKENS, np.int32)
             self.role_arr = np.zeros(num_envs, np.int32)
             self.slots_arr = np.zeros((num_envs, NCARD), np.uint8)
+            self.unseen_arr = np.zeros((num_envs, NCARD), np.int32)
+            self.capacity_arr = np.zeros((num_envs, 3), np.int32)
+            self.void_arr = np.zeros((num_envs, 3, NCARD), np.float32)
             self.tokens, self.role, self.slots = self.tokens_arr, self.role_arr, self.slots_arr
+            self.unseen, self.capacity = self.unseen_arr, self.capacity_arr
+            self.voids = self.void_arr
             self.obs.update(state_tokens=self.tokens_arr, n_tokens=self.ntokens_arr,
-                            role=self.role_arr, slot_order=self.slots_arr)
+                            role=self.role_arr, slot_order=self.slots_arr,
+                            unseen=self.unseen_arr, capacity=self.capacity_arr,
+                            void=self.void_arr)
         self.started = False
 
     def __dealloc__(self):
@@ -621,9 +638,12 @@ cdef class ShengjiVecEnv:
         self.seat[i] = g.current
         memcpy(&self.prefix[i, 0], g.prefix, NCARD)
         if self.full:
-            memset(&self.tokens[i, 0, 0], 0, self.tokens.shape[1] * self.tokens.shape[2] * sizeof(float))
-            write_features(g, &self.tokens[i, 0, 0], &self.role[i], &self.slots[i, 0])
+            self.features_row(i)
         return 0
+
+    cdef inline void features_row(self, int i) noexcept nogil:
+        write_features(&self.games[i], &self.tokens[i, 0, 0], &self.role[i], &self.slots[i, 0],
+                       &self.unseen[i, 0], &self.capacity[i, 0], &self.voids[i, 0, 0])
 
     def step(self, actions):
         """Applies one action per env; returns (obs, rewards, dones, info). info["attacker_points"]
@@ -638,7 +658,6 @@ cdef class ShengjiVecEnv:
         self.rewards_arr[:] = 0
         self.dones_arr[:] = False
         self.points_arr[:] = 0
-        cdef int ntok = self.tokens.shape[1] * self.tokens.shape[2] if self.full else 0
         with nogil:
             for i in range(self.num_envs):
                 g = &self.games[i]
@@ -655,8 +674,7 @@ cdef class ShengjiVecEnv:
                 self.seat[i] = g.current
                 memset(&self.prefix[i, 0], 0, NCARD)
                 if self.full:
-                    memset(&self.tokens[i, 0, 0], 0, ntok * sizeof(float))
-                    write_features(g, &self.tokens[i, 0, 0], &self.role[i], &self.slots[i, 0])
+                    self.features_row(i)
         # A finished env's next deal (numpy's draw: Python once a deal).
         for i in range(self.num_envs):
             if self.dones[i]:
