@@ -17,15 +17,17 @@ restated; tests/test_vecenv_shengji.py replays every step on the Python rounds.
 Deals are `Round.new(deal_seed, ...)`'s deals, drawn the same way (numpy's generator), so
 `spec("shengji").new_game(env.deal_seed(i, k), **env.deal_options(i, k))` replays episode k
 of env i; that draw is the one piece of Python per game, once a deal. With features="full" the
-state tokens are written by the one featurizer's C body (`_features.write_state`,
-`write_classic`) from a view filled from this state, in the same native loop.
+observation's state tokens and belief arrays are written by the one featurizer's C body
+(`_features.write_state`, `write_classic`, `write_belief`) from a view filled from this state,
+in the same native loop; `action_features(i)` writes the action rows (`write_action`) of the
+candidates env i's legal actions make.
 """
 cimport numpy as cnp
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memcpy
 
 from openlandlord.games.shengji._cards cimport (
-    NCARD, TRUMP, Table, build_table, build_classic_table, next_random, below)
+    NCARD, Table, build_table, build_classic_table, next_random, below)
 from openlandlord.games.shengji._trick cimport (
     Lead, Format, classify, trick_winner_c, lead_format_c, throw_check_c, kitty_multiplier_c)
 from openlandlord.games.shengji._legal cimport (
@@ -60,6 +62,14 @@ cdef enum:
     BURY = 1
     PLAY = 2
 
+# The action space and the `classic` constants are defined in Python; the C here must agree.
+from ..games.shengji import classic_round as _classic_round
+if ((ShengjiActions.n, ShengjiActions.END, ShengjiActions.DECLARE_PAIR,
+     ShengjiActions.DECLARE_PASS) != (NACT, END, DECLARE_PAIR, DECLARE_PASS)
+        or (_classic_round.DEAL, _classic_round.KITTY, _classic_round.THROW_PENALTY)
+        != (DEAL, KITTY, THROW_PENALTY)):
+    raise ImportError("the Shengji VecEnv was built for another action space or classic deal")
+
 
 cdef struct Game:
     Table t
@@ -74,7 +84,7 @@ cdef struct Game:
     Format fmt                            # `classic`: its format
     int led_cat, led_n
     int leader, current, dealer, declarers
-    int attacker_points, declarer_points
+    int attacker_points
     int score                             # the attackers' score at the end (payoffs_of)
     int tricks_done
     int voids[NSEAT]                      # per seat, a bit per category shown void
@@ -90,7 +100,7 @@ cdef struct Game:
     unsigned char kitty[NCARD]            # buried
     int penalty                           # signed to the attackers
     int taken[NSEAT]                      # cards taken back from failed throws, per seat
-    # What the featurizer's view reads besides (features="full").
+    # What the featurizer's view reads besides.
     const Trump* features                 # the featurizer's tables of this trump
     const Trump* suit_features[5]         # `classic`: those of each trump the kitty may set
                                           # (no trump, S, H, D, C)
@@ -296,9 +306,7 @@ cdef int play_prefix(Game* g) noexcept nogil:
             g.played[(g.leader + i) % NSEAT][c] += g.trick[i][c]
     g.won_points[winner] += points
     g.won_tricks[winner] += 1
-    if winner % 2 == g.declarers:
-        g.declarer_points += points
-    else:
+    if winner % 2 != g.declarers:
         g.attacker_points += points
     g.tricks_done += 1
     g.ntrick = 0
