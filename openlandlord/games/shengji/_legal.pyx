@@ -111,25 +111,12 @@ cdef long long count_follows(const Table* t, const unsigned char* hand,
     return classic_count_follows_c(t, hand, &f)
 
 
-cdef bint follow_completable(const Table* t, const unsigned char* hand, const Lead* lead,
-                             const unsigned char* prefix) noexcept nogil:
-    # Whether some legal follow contains `prefix` (a multiset already inside the hand).
-    cdef int c, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
-    cdef int completable = 0, fresh = 0, left, from_singles, need
-    for c in range(NCARD):
-        size += prefix[c]
-        if t.cat[c] == lead.cat:
-            held += hand[c]
-            if hand[c] == 2:
-                pairs_held += 1
-                if prefix[c] == 2:
-                    pairs_now += 1
-                elif prefix[c] == 1:
-                    completable += 1
-                else:
-                    fresh += 1
-        else:
-            outside += prefix[c]
+cdef inline bint completable_from(const Lead* lead, int size, int held, int pairs_held,
+                                  int outside, int pairs_now, int started, int fresh) noexcept nogil:
+    # Whether a prefix of `size` cards (`outside` of them not of the led suit; of the led
+    # suit's held pairs `pairs_now` in it twice, `started` once, `fresh` not at all) has a legal
+    # follow: `held` cards and `pairs_held` pairs of the led suit in the hand.
+    cdef int left, from_singles, need
     if size > lead.n:
         return False
     if held < lead.n:
@@ -139,31 +126,77 @@ cdef bint follow_completable(const Table* t, const unsigned char* hand, const Le
         return False
     need = lead.pairs if lead.pairs < pairs_held else pairs_held
     left = lead.n - size
-    from_singles = completable if completable < left else left
+    from_singles = started if started < left else left
     # Completing a started pair costs one card, a fresh pair two: cheapest first is optimal.
     return pairs_now + from_singles + min(fresh, (left - from_singles) // 2) >= need
+
+
+cdef bint follow_completable(const Table* t, const unsigned char* hand, const Lead* lead,
+                             const unsigned char* prefix) noexcept nogil:
+    # Whether some legal follow contains `prefix` (a multiset already inside the hand).
+    cdef int c, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
+    cdef int started = 0, fresh = 0
+    for c in range(NCARD):
+        size += prefix[c]
+        if t.cat[c] == lead.cat:
+            held += hand[c]
+            if hand[c] == 2:
+                pairs_held += 1
+                if prefix[c] == 2:
+                    pairs_now += 1
+                elif prefix[c] == 1:
+                    started += 1
+                else:
+                    fresh += 1
+        else:
+            outside += prefix[c]
+    return completable_from(lead, size, held, pairs_held, outside, pairs_now, started, fresh)
 
 
 cdef int follow_options_c(const Table* t, const unsigned char* hand, const Lead* lead,
                           unsigned char* prefix, unsigned char* out) noexcept nogil:
     # out[c] = 1 for the cards that extend `prefix` with a legal follow still reachable (0
     # elsewhere); returns how many, or -1 when `prefix` itself has none or is not inside the
-    # hand. `prefix` is left as it came.
-    cdef int c, n = 0
+    # hand. The prefix's tallies are taken once; each card changes them by one.
+    cdef int c, n = 0, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
+    cdef int started = 0, fresh = 0, ok
     for c in range(NCARD):
         out[c] = 0
-    for c in range(NCARD):
         if prefix[c] > hand[c]:
             return -1
-    if not follow_completable(t, hand, lead, prefix):
+        size += prefix[c]
+        if t.cat[c] == lead.cat:
+            held += hand[c]
+            if hand[c] == 2:
+                pairs_held += 1
+                if prefix[c] == 2:
+                    pairs_now += 1
+                elif prefix[c] == 1:
+                    started += 1
+                else:
+                    fresh += 1
+        else:
+            outside += prefix[c]
+    if not completable_from(lead, size, held, pairs_held, outside, pairs_now, started, fresh):
         return -1
     for c in range(NCARD):
-        if prefix[c] < hand[c]:
-            prefix[c] += 1
-            if follow_completable(t, hand, lead, prefix):
-                out[c] = 1
-                n += 1
-            prefix[c] -= 1
+        if prefix[c] >= hand[c]:
+            continue
+        if t.cat[c] != lead.cat:
+            ok = completable_from(lead, size + 1, held, pairs_held, outside + 1, pairs_now,
+                                  started, fresh)
+        elif hand[c] != 2:
+            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now,
+                                  started, fresh)
+        elif prefix[c] == 0:
+            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now,
+                                  started + 1, fresh - 1)
+        else:
+            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now + 1,
+                                  started - 1, fresh)
+        if ok:
+            out[c] = 1
+            n += 1
     return n
 
 
