@@ -2,8 +2,10 @@
 are replayed on `spec("shengji").new_game(...)` rounds, card by card through
 `factored_options`, and at every step the mask must be those options (mapped through
 `envs.actions`), the seat the round's seat to move, a finished round's rewards its payoffs and
-(features="full") the state features the featurizer's for the round's observation. Then the
-contract: dtypes and shapes, determinism for a seed, auto-reset, bad input.
+(features="full") the state tokens, belief arrays and `action_features` the featurizer's for
+the round's observation and the candidates the legal actions make. Both rulesets (`classic`:
+declarations, burials, failed throws and kitty bonuses met on the way). Then the contract:
+dtypes and shapes, determinism for a seed, auto-reset, bad input.
 """
 import numpy as np
 import pytest
@@ -56,14 +58,14 @@ class Replay:
                 self.prefix = ()
 
 
-def cross_check(env, steps: int, check_features: bool = False) -> int:
-    """Plays `steps` random steps, asserting the env against the replayed rounds; returns how
-    many rounds finished."""
+def cross_check(env, steps: int, check_features: bool = False) -> list[dict]:
+    """Plays `steps` random steps, asserting the env against the replayed rounds; returns the
+    results of the rounds that finished."""
     obs = env.reset()
     n = env.num_envs
     replays = [Replay(env, i, 0) for i in range(n)]
     features = SHENGJI.features()
-    finished = 0
+    finished = []
     for t in range(steps):
         for i, r in enumerate(replays):
             assert (obs["mask"][i] == expected_mask(r.state, r.prefix)).all(), (t, i)
@@ -90,7 +92,7 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
                 assert env.episodes()[i] == r.episode + 1
                 assert env.deal_seeds()[i] == env.deal_seed(i, r.episode + 1)
                 replays[i] = Replay(env, i, r.episode + 1)
-                finished += 1
+                finished.append(r.state.result())
             else:
                 assert not rewards[i].any()
     return finished
@@ -100,18 +102,20 @@ def cross_check(env, steps: int, check_features: bool = False) -> int:
                                      {"levels": (5, 11), "dealer": 3}])
 def test_masks_and_payoffs_are_the_python_referee_s(options):
     env = VecEnv("shengji", num_envs=6, seed=11, features="mask", **options)
-    assert cross_check(env, 450) >= 6        # every env finished a round and went on
+    assert len(cross_check(env, 450)) >= 6        # every env finished a round and went on
 
 
 def test_state_features_are_the_featurizer_s():
     env = VecEnv("shengji", num_envs=3, seed=5, features="full", trump_rank="any")
-    assert cross_check(env, 240, check_features=True) >= 3
+    assert len(cross_check(env, 240, check_features=True)) >= 3
 
 
 @pytest.mark.parametrize("features, options", [("full", {}), ("mask", {"trump_rank": "any"})])
 def test_classic_declarations_burial_and_throws_are_the_python_referee_s(features, options):
     env = VecEnv("shengji", num_envs=4, seed=2, features=features, rules="classic", **options)
-    assert cross_check(env, 400, check_features=features == "full") >= 6
+    results = cross_check(env, 400, check_features=features == "full")
+    assert len(results) >= 6
+    assert any(r["penalty"] for r in results) and any(r["kitty_bonus"] for r in results)
 
 
 def test_the_contract_dtypes_and_shapes():
