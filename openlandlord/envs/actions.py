@@ -181,8 +181,6 @@ class ShengjiActions:
 
 
 def actions_of(game: str):
-    if game == "doudizhu":
-        return DoudizhuActions()
-    if game == "shengji":
-        return ShengjiActions()
-    raise UserError(f"no action space for game {game!r}")
+    """The action space of a game, as its spec gives it (`spec.env_actions()`)."""
+    from ..games import spec
+    return spec(game).env_actions()

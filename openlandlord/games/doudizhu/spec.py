@@ -153,6 +153,11 @@ class DoudizhuSpec(BaseSpec):
         from ...envs._ddz_vec import DoudizhuVecEnv
         return DoudizhuVecEnv(num_envs, seed, features, **options)
 
+    def env_actions(self):
+        """The fixed action space of the RL environments (openlandlord.envs.actions)."""
+        from ...envs.actions import DoudizhuActions
+        return DoudizhuActions()
+
     def bidding_phase(self, obs) -> bool:
         """A bid or a double (what `AGENT,bid=rule` leaves to the rule bot)."""
         return obs.phase == "bidding"

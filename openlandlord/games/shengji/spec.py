@@ -210,6 +210,15 @@ class ShengjiSpec(BaseSpec):
         from ...envs._shengji_vec import ShengjiVecEnv
         return ShengjiVecEnv(num_envs, seed, features, options)
 
+    def env_actions(self):
+        """The fixed action space of the RL environments (openlandlord.envs.actions)."""
+        from ...envs.actions import ShengjiActions
+        return ShengjiActions()
+
+    def bidding_phase(self, obs) -> bool:
+        """A `classic` declaration or the burial (what `AGENT,bid=rule` leaves to the rule bot)."""
+        return obs.phase in ("declare", "bury")
+
     # -- its players and its student ----------------------------------------------------------
     def features(self):
         from . import features
