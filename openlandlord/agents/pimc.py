@@ -25,7 +25,8 @@ Bidding decisions in Dou Dizhu (points, call, rob, double) are searched like pla
 world the rest of the bidding is made by the native rollout bidder, then the play by the
 rollout policy, and each word scores the seat's mean final payoff, doubles and robs included.
 `bid=rule` (default `search`) takes the rule bot's bidding instead, the same play: what the
-bidding search is measured against (docs/pimc.md).
+bidding search is measured against (docs/pimc.md); `bid_worlds` (default: `worlds`) sets the
+worlds of a bidding decision apart (bids are few and decide the stake).
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ class PimcAgent:
 
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
-                 objective: str = "levels", bid: str = "search"):
+                 objective: str = "levels", bid: str = "search", bid_worlds: int | None = None):
         if worlds is not None and not 1 <= worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs worlds between 1 and {MAX_WORLDS}, got {worlds}")
         if rollout not in ROLLOUTS:
@@ -63,6 +64,9 @@ class PimcAgent:
         if bid not in BIDS:
             raise UserError(f"unknown pimc bid {bid!r}; choose one of {', '.join(BIDS)}")
         self.bid = bid
+        if bid_worlds is not None and not 1 <= bid_worlds <= MAX_WORLDS:
+            raise UserError(f"pimc needs bid_worlds between 1 and {MAX_WORLDS}, got {bid_worlds}")
+        self.bid_worlds = bid_worlds
         self.objective = objective
         self.name = name
         self.worlds = worlds
@@ -77,9 +81,13 @@ class PimcAgent:
             return np.zeros(1)          # a forced move: nothing to search
         game = game_spec(obs.game)
         decision = game.pimc_decision(obs, legal, self.objective)
-        if not decision.searched or (self.bid == "rule" and getattr(decision, "bidding", False)):
+        bidding = getattr(decision, "bidding", False)
+        if not decision.searched or (self.bid == "rule" and bidding):
             return decision.rule_scores()
-        return self._search(legal, decision, self.worlds or game.pimc_worlds)
+        worlds = self.worlds or game.pimc_worlds
+        if bidding and self.bid_worlds:
+            worlds = self.bid_worlds
+        return self._search(legal, decision, worlds)
 
     def choose_play(self, obs) -> tuple:
         """A play too large to list: searched among the game's own short list of candidates
@@ -136,12 +144,14 @@ class PimcAgent:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid"}, positional=False)
+    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds"},
+                  positional=False)
     return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int, low=1), seed=seed, name=spec.text,
                      objective=option(spec, "objective", "levels", str).strip().lower(),
-                     bid=option(spec, "bid", "search", str).strip().lower())
+                     bid=option(spec, "bid", "search", str).strip().lower(),
+                     bid_worlds=option(spec, "bid_worlds", None, int, low=1, high=MAX_WORLDS))
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:

@@ -457,9 +457,11 @@ def rule_bid_word(uint64_t hand, int flow, bids):
 
 cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t* dealt,
                         uint64_t kitty, int lord, policy_fn policy, uint64_t* rng,
-                        int32_t* buf) noexcept nogil:
+                        int32_t* buf, double landlord_bias) noexcept nogil:
     # The seat says `word`; the rest of the bidding by the rollout bidder, then the play by
-    # the rollout policy, to the end: the seat's payoff (0 for a void deal).
+    # the rollout policy, to the end: the seat's payoff (0 for a void deal), less the
+    # rollouts' landlord bias per unit of each farmer's stake (base stake x its factor),
+    # moved from the landlord to the farmers.
     cdef Bidding b = start[0]
     cdef PlayState st
     cdef uint64_t hands[3]
@@ -478,16 +480,24 @@ cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t
     hands[lord] += kitty
     init_play_state(&st, hands, lord)
     bid_start_play(&st, &b)
+    cdef double farmers = 0.0
+    for i in range(3):
+        if i != lord:
+            farmers += <double>st.base_stake * st.seat_factor[i]
+    cdef double shift = (-landlord_bias * farmers if seat == lord
+                         else landlord_bias * st.base_stake * st.seat_factor[seat])
     rollout(&st, policy, rng, buf)
-    return payoff(&st, seat)
+    return payoff(&st, seat) + shift
 
 
 def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t kitty, words,
-               int skip, int worlds, str rollout_policy, unsigned long long seed):
+               int skip, int worlds, str rollout_policy, unsigned long long seed,
+               double landlord_bias=0.0):
     """Mean final payoff of `seat` for each bidding word of `words` (strings) over worlds skip
     .. skip + worlds - 1 of the sequence `seed` draws, every word in every world (common
     random numbers): the rest of the bidding by the rollout bidder (`rule_bid`), the play by
-    the rollout policy, doubles and robs settled by the referee.
+    the rollout policy, doubles and robs settled by the referee, less `landlord_bias` per unit
+    of each farmer's stake moved from the landlord to the farmers (`pimc.LANDLORD_BIAS`).
 
     `hand` is the seat's hand as it sees it (with the kitty once it is the landlord);
     `landlord` and `kitty` are known once the bidding has a landlord (call-rob's doubles),
@@ -553,7 +563,7 @@ def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t k
                     rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
                         ^ (<uint64_t>(word_ids[k] + 1) * 0x9FB21C651E98DF25ULL)
                     total[k] += bid_rollout(&b, seat, word_ids[k], dealt, world_kitty, lord,
-                                            policy, &rollout_rng, buf)
+                                            policy, &rollout_rng, buf, landlord_bias)
         return [total[k] / worlds for k in range(n)]
     finally:
         free(buf)
