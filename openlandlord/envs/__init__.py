@@ -1,5 +1,8 @@
-"""RL environments for both games: a batched native `VecEnv` and PettingZoo / Gymnasium
-environments (docs/envs.md).
+"""RL environments for both games (docs/envs.md): a batched native `VecEnv` (here), PettingZoo
+AEC environments (`doudizhu_v0.env(bidding=...)`, `shengji_v0.env(rules=...)`, one class in
+`aec.py`) and a Gymnasium single-agent wrapper against fixed opponent specs
+(`single_agent.SingleAgentEnv`), all over the same fixed action spaces (`actions.py`). The
+PettingZoo and Gymnasium ones need the `rl` extra; `openlandlord bench env` measures them.
 
     from openlandlord.envs import VecEnv
     env = VecEnv("doudizhu", num_envs=256, seed=0, features="full", bidding="none")
