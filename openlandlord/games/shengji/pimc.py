@@ -24,6 +24,7 @@ def decision(obs, legal, objective: str):
 class Decision:
     """One Shengji play decision as the native search needs it."""
     searched = True
+    bidding = False
 
     def __init__(self, obs, legal, objective: str = "levels"):
         from . import Rules, _referee
@@ -81,6 +82,7 @@ class ClassicDecision(Decision):
         from .rules import CATS, Rules, counts
         self.obs, self.legal, self.objective = obs, legal, objective
         self.searched = obs.phase in ("bury", "play")
+        self.bidding = obs.phase in ("declare", "bury")     # what pimc:bid=rule leaves to the rule bot
         if not self.searched:
             return
         self.bury = obs.phase == "bury"
