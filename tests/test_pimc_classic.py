@@ -1,7 +1,7 @@
 """The `classic` PIMC teacher (games/shengji/_pimc_classic.pyx): its rollout policies play
 only legal classic moves, its worlds are consistent with what the seat knows, it scores play
 decisions (throws included) and the burial, and generation records the classic decisions
-(declarations by the rule bot, the burial card by card, play) for the student."""
+(declarations, the burial card by card, play) for the student."""
 import json
 
 import numpy as np
@@ -90,7 +90,7 @@ def test_search_scores_every_classic_decision_and_is_deterministic():
     assert throws > 0                                                   # throws were searched
 
 
-def test_declarations_take_the_rule_bots_scores():
+def test_declarations_are_searched_unless_bid_rule():
     state = SHENGJI.new_deal(5, rules="classic")
     while state.phase == "declare" and len(state.legal_moves()) < 2:
         state.play(state.legal_moves()[0])
@@ -98,8 +98,8 @@ def test_declarations_take_the_rule_bots_scores():
         pytest.skip("no declaration choice in this deal")
     obs, legal = state.observation(state.current_seat), state.legal_moves()
     decision = pimc.decision(obs, legal, "levels")
-    assert not decision.searched
-    agent = make("pimc:worlds=4", 1)
+    assert decision.searched and decision.bidding        # tests/test_pimc_classic_declare.py
+    agent = make("pimc:worlds=4,bid=rule", 1)
     assert np.allclose(agent.scores(obs, legal), decision.rule_scores())
 
 

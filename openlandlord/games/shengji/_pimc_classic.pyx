@@ -2,7 +2,8 @@
 """The native half of the Shengji `classic` PIMC teacher: a classic round played to its end
 from any point of play (the kitty multiplied on the last trick, throws checked against the
 world's hands and their failures paid for), a native classic rule rollout policy, and the
-search loop over sampled worlds for play decisions and for the dealer's burial.
+search loops over sampled worlds for play decisions, for the dealer's burial (`search`) and
+for the declarations (`search_declaration`).
 
 Worlds. The cards the seat cannot see go to the three other seats (their hand sizes, the
 suits they have shown void in, and the cards they are known to hold: a standing
@@ -28,6 +29,16 @@ The rule rollout policy (`rollout=rule`) follows the main heuristics of the clas
 How it differs from the Python bot: "master" and "safe" read the true hands of the world;
 a follow is chosen among those few built candidates instead of every legal play; the throw
 is the whole set of a suit's master units rather than the bot's own choice of throws.
+
+Declarations. A declaration world deals every card the seat has not seen (uniformly: a
+shuffle of them fills the other seats' hands so far, around the standing declaration's
+cards its declarer is known to hold, then the rest of the deal in order, the kitty last).
+Each candidate (pass, the card alone, the pair) is rolled out over the rest of the deal,
+where every seat's declarations (the seat's own later ones included) follow the rule bot's
+(`rule_declaration`, the exact port of rule.py's `_declare_scores`), then the dealer's
+burial by the rule bot's keep values (`rule_burial`, exact), then the play as above. With
+`rollout=random` the declarations are uniform among pass and the open ones and the burial is
+8 uniform cards. Whether another seat passed when it could have declared is not used.
 """
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
@@ -793,3 +804,296 @@ def sample_worlds(int trump_rank, int trump_suit, unseen, sizes, void_masks, int
             raise ValueError("no deal of the unseen cards fits the sizes and voids")
         out.append((bytes(world[:3 * 54]), bytes(kitty[:54])))
     return out
+
+
+# --- declarations: the deal searched from a card that lets the seat declare -----------------
+cdef enum:
+    DEAL = 100              # cards dealt to the seats; the 8 after them are the kitty
+    DECK = 108
+
+
+cdef int declaration_strength(int trump_rank, int card, int copies) noexcept nogil:
+    # What a declaration of `copies` of `card` is worth (classic_round.py): 1 a trump-rank
+    # single, 2 a trump-rank pair, 3 the small-joker pair, 4 the big-joker pair; 0 none.
+    if card < 52:
+        return copies if card % 13 == trump_rank and 1 <= copies <= 2 else 0
+    if copies != 2:
+        return 0
+    return 3 if card == 52 else 4
+
+
+cdef bint declaration_open(int trump_rank, const unsigned char* hand, int card, int copies,
+                           int declared) noexcept nogil:
+    # Whether the seat holding `hand` (the card just received included) may declare with
+    # `copies` of `card` over a standing declaration of strength `declared`.
+    cdef int strength = declaration_strength(trump_rank, card, copies)
+    if strength == 0 or hand[card] < copies:
+        return False
+    return declared == 0 if strength == 1 else declared < strength
+
+
+cdef int declared_suit(int card) noexcept nogil:
+    return -1 if card >= 52 else card // 13
+
+
+cdef int rule_declaration(int trump_rank, const unsigned char* hand, int card,
+                          int declared) noexcept nogil:
+    # The expert rule bot's declaration (rule.py `_declare_scores`): each open declaration
+    # scores the share of the hand so far that its suit would make trump, less 0.3 (0.2 for
+    # no trump); pass scores 0 and, as the bot's argmax over [pass, single, pair], wins ties.
+    # Returns the copies declared (0: pass).
+    cdef int copies, c, trumps, n, suit, best = 0
+    cdef double s, best_score = 0.0
+    for copies in range(1, 3):
+        if not declaration_open(trump_rank, hand, card, copies, declared):
+            continue
+        suit = declared_suit(card)
+        trumps = 0
+        n = 0
+        for c in range(NCARD):
+            n += hand[c]
+            if c >= 52 or c % 13 == trump_rank or (suit >= 0 and c // 13 == suit):
+                trumps += hand[c]
+        s = (<double>trumps) / (n if n > 0 else 1) - (0.3 if suit >= 0 else 0.2)
+        if s > best_score:
+            best_score = s
+            best = copies
+    return best
+
+
+cdef int rollout_declaration(int trump_rank, const unsigned char* hand, int card, int declared,
+                             int kind, unsigned long long* rng) noexcept nogil:
+    # The rollout policy's declaration: the rule bot's, or a uniform choice among pass and
+    # the open declarations.
+    cdef int options[3]
+    cdef int n = 1, copies
+    if kind == ROLLOUT_RULE:
+        return rule_declaration(trump_rank, hand, card, declared)
+    options[0] = 0
+    for copies in range(1, 3):
+        if declaration_open(trump_rank, hand, card, copies, declared):
+            options[n] = copies
+            n += 1
+    if n == 1:
+        return 0
+    return options[<int>(next_random(rng) % <unsigned long long>n)]
+
+
+cdef void rule_burial(const Table* t, const unsigned char* hand, unsigned char* out) noexcept nogil:
+    # The expert rule bot's burial (rule.py `_keep_value`): the 8 cards least worth keeping,
+    # level + 14 for a trump + 0.8 a point (here times 5, in integers), lower ids first on ties.
+    cdef unsigned char left[54]
+    cdef int k, c, best, value, best_value
+    memcpy(left, hand, NCARD)
+    memset(out, 0, NCARD)
+    for k in range(8):
+        best = -1
+        best_value = 0
+        for c in range(NCARD):
+            if not left[c]:
+                continue
+            value = 5 * t.level[c] + (70 if t.cat[c] == TRUMP else 0) + 4 * t.points[c]
+            if best < 0 or value < best_value:
+                best, best_value = c, value
+        left[best] -= 1
+        out[best] += 1
+
+
+cdef void random_burial(const unsigned char* hand, unsigned long long* rng,
+                        unsigned char* out) noexcept nogil:
+    cdef int pool[108]
+    cdef int n = 0, c, i
+    for c in range(NCARD):
+        for i in range(hand[c]):
+            pool[n] = c
+            n += 1
+    draw_subset(pool, n, 8, rng, out)
+
+
+cdef int finish_deal(int trump_rank, const int* deck, int dealt, int dealer, int declared,
+                     int suit, unsigned char* hands, int kind,
+                     unsigned long long* rng) noexcept nogil:
+    # The round from the card after `dealt` cards to its end: the rest of the deal with every
+    # seat's declarations by the rollout policy, the trump (the standing declaration's suit,
+    # else the kitty's first card's), the dealer's burial by the policy, then the play from
+    # the dealer's lead. Returns the attackers' final score (throw penalties included).
+    cdef Table t
+    cdef CTrick tr
+    cdef unsigned char buried[54]
+    cdef int i, c, s, copies, pen = 0, got
+    for i in range(dealt, DEAL):
+        c = deck[i]
+        s = (dealer + i) & 3
+        hands[s * NCARD + c] += 1
+        copies = rollout_declaration(trump_rank, hands + s * NCARD, c, declared, kind, rng)
+        if copies:
+            declared = declaration_strength(trump_rank, c, copies)
+            suit = declared_suit(c)
+    if not declared:
+        suit = declared_suit(deck[DEAL])
+    build_classic_table(&t, trump_rank, suit)
+    for i in range(DEAL, DECK):
+        hands[dealer * NCARD + deck[i]] += 1
+    if kind == ROLLOUT_RULE:
+        rule_burial(&t, hands + dealer * NCARD, buried)
+    else:
+        random_burial(hands + dealer * NCARD, rng, buried)
+    for c in range(NCARD):
+        hands[dealer * NCARD + c] -= buried[c]
+    memset(&tr, 0, sizeof(CTrick))
+    tr.leader = dealer
+    got = finish_round(&t, hands, buried, &tr, dealer & 1, kind, rng, &pen)
+    return got + pen
+
+
+def search_declaration(int trump_rank, hand, int seat, int dealer, int dealt, int declared,
+                       int suit, unseen, known, plays, int skip, int worlds,
+                       str rollout_policy, unsigned long long seed, str objective="levels"):
+    """Mean score for the seat's team of each declaration candidate (`plays`: count vectors,
+    empty to pass, one or two copies of the card just received to declare) over worlds
+    skip .. skip+worlds-1 of the sequence `seed` draws; a world and each candidate's rollout
+    in it depend only on (seed, world index, candidate).
+
+    The seat has just received card `dealt - 1` of the deal (dealt one at a time from the
+    dealer; `hand` holds it). `declared` is the standing declaration's strength (0 none, 1
+    single, 2 pair, 3 small-joker pair, 4 big-joker pair) and `suit` its trump suit (0..3,
+    -1 no trump). `known` (per other seat in seat order after `seat`) are the cards it is
+    known to hold (the standing declaration's), already out of `unseen`: every card the seat
+    has not seen, the rest of the deal and the kitty included. Raises ValueError on
+    inconsistent input."""
+    cdef unsigned char h[54]
+    cdef unsigned char u[54]
+    cdef unsigned char kn[3 * 54]
+    cdef unsigned char base_hands[4 * 54]
+    cdef unsigned char hands[4 * 54]
+    cdef unsigned char scratch[54]
+    cdef int pool[108]
+    cdef int deck[108]
+    cdef int need[3]
+    cdef int n = len(plays), k, w, s, c, i, j, npool = 0, total_need = 0, held = 0
+    cdef int team = seat & 1, kind, copies, card, got, own
+    cdef unsigned long long rng = seed, rollout_rng, play_hash
+    cdef unsigned char* cand
+    cdef int* cand_card
+    cdef int* cand_copies
+    cdef double* total
+    cdef double level_weight, margin_weight
+    if rollout_policy not in ROLLOUTS:
+        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
+    kind = ROLLOUTS[rollout_policy]
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    level_weight, margin_weight = OBJECTIVES[objective]
+    if not (0 <= trump_rank < 13 and 0 <= seat < 4 and 0 <= dealer < 4 and 1 <= dealt <= DEAL):
+        raise ValueError("trump rank 0..12, seats 0..3 and 1..100 cards dealt")
+    if (dealer + dealt - 1) % 4 != seat:
+        raise ValueError(f"card {dealt} of the deal goes to seat {(dealer + dealt - 1) % 4}, "
+                         f"not to seat {seat}")
+    if not 0 <= declared <= 4 or not -1 <= suit <= 3:
+        raise ValueError("a declaration's strength is 0..4 and its suit -1..3")
+    load54(hand, h)
+    load54(unseen, u)
+    own = (dealt - 1 - ((seat - dealer) & 3)) // 4 + 1
+    if vec_cards(h) != own:
+        raise ValueError(f"seat {seat} holds {vec_cards(h)} cards after {dealt} dealt, not {own}")
+    for s in range(3):
+        load54(known[s], kn + s * NCARD)
+        i = (seat + 1 + s - dealer) & 3        # the other seat's first card of the deal
+        need[s] = (dealt - 1 - i) // 4 + 1 if dealt > i else 0
+        need[s] -= vec_cards(kn + s * NCARD)
+        if need[s] < 0:
+            raise ValueError("a seat is known to hold more cards than it was dealt")
+        total_need += need[s]
+    for c in range(NCARD):
+        for i in range(u[c]):
+            pool[npool] = c
+            npool += 1
+        held = h[c] + kn[c] + kn[NCARD + c] + kn[2 * NCARD + c]
+        if held + u[c] != 2:
+            raise ValueError(f"card {c} is counted {held + u[c]} times (hand, known, unseen), "
+                             "not twice")
+    if npool != total_need + DECK - dealt:
+        raise ValueError(f"{npool} unseen cards for {total_need} hidden places and "
+                         f"{DECK - dealt} cards still to deal")
+    cand = <unsigned char*>malloc(n * NCARD + 1)
+    cand_card = <int*>malloc((n + 1) * sizeof(int))
+    cand_copies = <int*>malloc((n + 1) * sizeof(int))
+    total = <double*>malloc((n + 1) * sizeof(double))
+    if cand == NULL or cand_card == NULL or cand_copies == NULL or total == NULL:
+        free(cand)
+        free(cand_card)
+        free(cand_copies)
+        free(total)
+        raise MemoryError()
+    try:
+        for k in range(n):
+            load54(plays[k], cand + k * NCARD)
+            total[k] = 0.0
+            cand_card[k], cand_copies[k] = -1, 0
+            for c in range(NCARD):
+                if cand[k * NCARD + c]:
+                    if cand_card[k] >= 0:
+                        cand_copies[k] = 3          # two different cards: no declaration
+                    cand_card[k], cand_copies[k] = c, cand_copies[k] + cand[k * NCARD + c]
+            if cand_card[k] >= 0 and not declaration_open(trump_rank, h, cand_card[k],
+                                                          cand_copies[k], declared):
+                raise ValueError(f"candidate {k} is not a declaration open to seat {seat} now")
+        with nogil:
+            for w in range(skip + worlds):
+                # A uniform deal of the unseen cards: the other seats' hands so far, then the
+                # rest of the deal in order, the kitty last.
+                draw_subset(pool, npool, npool, &rng, scratch)
+                if w < skip:
+                    continue
+                memcpy(base_hands + seat * NCARD, h, NCARD)
+                i = 0
+                for s in range(3):
+                    memcpy(base_hands + ((seat + 1 + s) & 3) * NCARD, kn + s * NCARD, NCARD)
+                    for j in range(need[s]):
+                        base_hands[((seat + 1 + s) & 3) * NCARD + pool[i]] += 1
+                        i += 1
+                for j in range(dealt, DECK):
+                    deck[j] = pool[i]
+                    i += 1
+                for k in range(n):
+                    memcpy(hands, base_hands, 4 * NCARD)
+                    play_hash = 0
+                    for c in range(NCARD):
+                        play_hash = play_hash * 3 + cand[k * NCARD + c]
+                    rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
+                        ^ (play_hash * 0x9FB21C651E98DF25ULL)
+                    card, copies = cand_card[k], cand_copies[k]
+                    if copies:
+                        got = finish_deal(trump_rank, deck, dealt, dealer,
+                                          declaration_strength(trump_rank, card, copies),
+                                          declared_suit(card), hands, kind, &rollout_rng)
+                    else:
+                        got = finish_deal(trump_rank, deck, dealt, dealer, declared, suit,
+                                          hands, kind, &rollout_rng)
+                    total[k] += team_score(got, team, dealer & 1, level_weight, margin_weight)
+        return [total[k] / worlds for k in range(n)]
+    finally:
+        free(cand)
+        free(cand_card)
+        free(cand_copies)
+        free(total)
+
+
+def rule_declaration_choice(int trump_rank, hand, int card, int declared):
+    """The copies of `card` the native rule declaration declares with (0: pass), for the
+    seat holding `hand` (the card included) over a declaration of strength `declared`; what
+    the tests compare with the Python rule bot."""
+    cdef unsigned char h[54]
+    load54(hand, h)
+    return rule_declaration(trump_rank, h, card, declared)
+
+
+def rule_burial_of(int trump_rank, int trump_suit, hand):
+    """The native rule burial of a 33-card dealer hand, as count-vector bytes (for the tests)."""
+    cdef Table t
+    cdef unsigned char h[54]
+    cdef unsigned char out[54]
+    build_classic_table(&t, trump_rank, trump_suit)
+    load54(hand, h)
+    rule_burial(&t, h, out)
+    return bytes(out[:54])

@@ -28,6 +28,12 @@ DEAL = 100
 THROW_PENALTY = 10  # points per card a failed throw takes back, to the other side
 
 
+def declaration_strength(move) -> int:
+    """What a declaration overrides by: 1 a trump-rank single, 2 a trump-rank pair, 3 the
+    small-joker pair, 4 the big-joker pair."""
+    return 1 if len(move) == 1 else 2 if move[0] not in ("SJ", "BJ") else 3 if move[0] == "SJ" else 4
+
+
 class ClassicRound(Round):
     """A `classic` round (see the module docstring); the interface is `Round`'s."""
 
@@ -175,8 +181,7 @@ class ClassicRound(Round):
             self._moves.append(list(move))
             if move:
                 self.declaration = (self.current_seat, move)
-                self._declared = (1 if len(move) == 1 else 2 if move[0] not in ("SJ", "BJ")
-                                  else 3 if move[0] == "SJ" else 4)
+                self._declared = declaration_strength(move)
             self._deal_on()
             return
         hand = self._hands[self.current_seat]

@@ -3,9 +3,10 @@ search (`_pimc.pyx`: world sampling consistent with hand sizes and shown voids, 
 rule-bot rollouts, the search loop). The generic search (`openlandlord.agents.pimc`) asks
 the game's spec for one of these per decision. Ruleset `tractor` searches through `_pimc.pyx`;
 ruleset `classic` through `_pimc_classic.pyx`: its play decisions (throws and their failure
-included) and the dealer's burial (each candidate is a whole burial: the decision loop builds
-it card by card and scores each step by its completed burial) are searched, its declarations
-take the expert rule bot's scores (`searched` False)."""
+included), the dealer's burial (each candidate is a whole burial: the decision loop builds
+it card by card and scores each step by its completed burial) and the declarations (pass,
+declare alone or with the pair, each rolled out over the rest of the deal, the burial and
+the play: `search_declaration`) are all searched."""
 from __future__ import annotations
 
 import numpy as np
@@ -81,9 +82,10 @@ class ClassicDecision(Decision):
     def __init__(self, obs, legal, objective: str = "levels"):
         from .rules import CATS, Rules, counts
         self.obs, self.legal, self.objective = obs, legal, objective
-        self.searched = obs.phase in ("bury", "play")
+        self.searched = True
         self.bidding = obs.phase in ("declare", "bury")     # what pimc:bid=rule leaves to the rule bot
-        if not self.searched:
+        if obs.phase == "declare":
+            self._declaring(obs, legal)
             return
         self.bury = obs.phase == "bury"
         self.rules = Rules.classic(obs.trump_rank, obs.trump_suit or "N")
@@ -128,10 +130,38 @@ class ClassicDecision(Decision):
                 raise UserError(f"pimc: {tuple(play)!r} is not a complete legal "
                                 f"{'burial' if self.bury else 'play'} of seat {obs.seat} here")
 
+    def _declaring(self, obs, legal) -> None:
+        """A declaration: the seat has seen its own cards so far and the standing declaration,
+        whose cards its declarer holds; every other card is still to place."""
+        from .classic_round import declaration_strength
+        from .rules import RANKS, SUITS, counts
+        self.rank = RANKS.index(obs.trump_rank)
+        self.hand = counts(list(obs.hand)).astype(np.uint8)
+        others = [(obs.seat + k) % 4 for k in (1, 2, 3)]
+        self.known = [np.zeros(54, np.uint8) for _ in others]
+        self.declared, self.suit = 0, -1
+        if obs.declaration:
+            who, cards = obs.declaration
+            self.declared = declaration_strength(cards)
+            self.suit = -1 if cards[0] in ("SJ", "BJ") else SUITS.index(cards[0][1])
+            if who != obs.seat:
+                self.known[others.index(who)] = counts(list(cards)).astype(np.uint8)
+        seen = self.hand.astype(np.int16) + sum(k.astype(np.int16) for k in self.known)
+        if (seen > 2).any():
+            raise UserError(f"pimc: observation of seat {obs.seat} shows a card more than twice")
+        self.unseen = (2 - seen).astype(np.uint8)
+        self.dealt = sum(obs.cards_left)
+        self.plays = [counts(list(move)).astype(np.uint8) for move in legal]
+
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
         from . import _pimc_classic as native
         o = self.obs
         try:
+            if o.phase == "declare":
+                return native.search_declaration(
+                    self.rank, self.hand, o.seat, o.dealer, self.dealt, self.declared,
+                    self.suit, self.unseen, self.known, [self.plays[k] for k in which], skip,
+                    worlds, rollout, seed, self.objective)
             return native.search(self.rules.rank_index, self.rules.suit_index, self.hand, o.seat,
                                  self.leader, self.trick, o.declarers, o.attacker_points,
                                  self.penalty, self.unseen, self.sizes, self.masks, self.known,
