@@ -22,7 +22,8 @@ import numpy as np
 from ..errors import IllegalMove, UserError
 from openlandlord.games.doudizhu._referee cimport (
     PlayState, MAX_LEGAL, N_ACTIONS, T_BOMB, T_ROCKET, legal_actions, apply_action, payoff,
-    splitmix64, deal_packed, init_play_state, action_packed, action_type, packed_count, Bidding,
+    splitmix64, deal_packed, init_play_state, landlord_takes_kitty, action_packed, action_type,
+    packed_count, Bidding,
     bid_init, bid_legal, bid_apply, bid_start_play, BF_NONE, BF_POINTS, EV_VOID, EV_LANDLORD,
     EV_LANDLORD_PLAY, EV_PLAY)
 from openlandlord.games.doudizhu._features cimport (
@@ -206,14 +207,10 @@ cdef class DoudizhuVecEnv:
         return 0
 
     cdef void take_kitty(self, Env* e, int lord) noexcept nogil:
-        cdef uint64_t hands[3]
         cdef int s
+        landlord_takes_kitty(&e.st, e.dealt, e.kitty, lord)
         for s in range(3):
-            hands[s] = e.dealt[s]
-        hands[lord] += e.kitty
-        init_play_state(&e.st, hands, lord)
-        for s in range(3):
-            e.start[s] = hands[s]
+            e.start[s] = e.st.hand[s]
         e.lord = lord
 
     cdef int relist(self, int i) noexcept nogil:

@@ -8,6 +8,8 @@ ctypedef int (*policy_fn)(const PlayState* s, const int32_t* moves, int n, void*
 cdef uint64_t splitmix64(uint64_t* state) noexcept nogil
 cdef void deal_packed(uint64_t seed, uint64_t* hands, uint64_t* kitty) noexcept nogil
 cdef void init_play_state(PlayState* s, const uint64_t* hands, int landlord) noexcept nogil
+cdef void landlord_takes_kitty(PlayState* s, const uint64_t* dealt, uint64_t kitty,
+                               int landlord) noexcept nogil
 cdef void deal_play_state(PlayState* s, uint64_t seed, int landlord) noexcept nogil
 cdef bint is_spring(const PlayState* s) noexcept nogil
 cdef bint is_anti_spring(const PlayState* s) noexcept nogil

@@ -70,6 +70,16 @@ cdef void init_play_state(PlayState* s, const uint64_t* hands, int landlord) noe
     s.rockets = 0
     s.base_stake = 1
 
+cdef void landlord_takes_kitty(PlayState* s, const uint64_t* dealt, uint64_t kitty,
+                               int landlord) noexcept nogil:
+    """The play state of a deal once `landlord` has taken the kitty (its turn, stake 1)."""
+    cdef uint64_t hands[3]
+    cdef int i
+    for i in range(3):
+        hands[i] = dealt[i]
+    hands[landlord] += kitty
+    init_play_state(s, hands, landlord)
+
 cdef void deal_play_state(PlayState* s, uint64_t seed, int landlord) noexcept nogil:
     cdef uint64_t hands[3]
     cdef uint64_t kitty
@@ -355,12 +365,7 @@ cdef class Game:
         return g
 
     cdef _take_kitty(self, int landlord):
-        cdef uint64_t hands[3]
-        cdef int i
-        for i in range(3):
-            hands[i] = self.dealt[i]
-        hands[landlord] += self.kitty_packed
-        init_play_state(&self.st, hands, landlord)
+        landlord_takes_kitty(&self.st, self.dealt, self.kitty_packed, landlord)
         self.landlord_seat = landlord
 
     cdef _start_play(self):

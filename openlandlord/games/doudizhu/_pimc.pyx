@@ -29,7 +29,8 @@ from openlandlord.games.doudizhu._referee cimport (
     PlayState, policy_fn, apply_action, rollout, random_policy, payoff,
     action_packed, action_type, action_rank, action_cards, holds, packed_count, splitmix64,
     MAX_LEGAL, T_BOMB, T_ROCKET, Bidding, bid_init, bid_legal, bid_apply, bid_start_play,
-    init_play_state, ST_POINTS, ST_CALL, ST_DOUBLE, W_PASS, W_BID1, W_CALL, W_ROB, W_DOUBLE,
+    init_play_state, landlord_takes_kitty, ST_POINTS, ST_CALL, ST_DOUBLE, W_PASS, W_BID1, W_CALL,
+    W_ROB, W_DOUBLE,
     W_NODOUBLE, EV_NONE, EV_VOID, EV_LANDLORD, EV_LANDLORD_PLAY, EV_PLAY)
 
 cdef enum:
@@ -464,7 +465,6 @@ cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t
     # moved from the landlord to the farmers.
     cdef Bidding b = start[0]
     cdef PlayState st
-    cdef uint64_t hands[3]
     cdef int event = bid_apply(&b, seat, word), s, i
     while True:
         if event == EV_VOID:
@@ -475,10 +475,7 @@ cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t
             break
         s = b.seat
         event = bid_apply(&b, s, rule_bid(&b, dealt[s] + (kitty if s == lord else 0)))
-    for i in range(3):
-        hands[i] = dealt[i]
-    hands[lord] += kitty
-    init_play_state(&st, hands, lord)
+    landlord_takes_kitty(&st, dealt, kitty, lord)
     bid_start_play(&st, &b)
     cdef double farmers = 0.0
     for i in range(3):

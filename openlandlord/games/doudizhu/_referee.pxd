@@ -30,7 +30,8 @@ from openlandlord.games.doudizhu._moves cimport (
     action_rank, action_length, action_cards, holds, beats, packed_count, legal_from_hand,
     legal_actions, is_legal, apply_action)
 from openlandlord.games.doudizhu._game cimport (
-    policy_fn, splitmix64, deal_packed, init_play_state, deal_play_state, is_spring,
+    policy_fn, splitmix64, deal_packed, init_play_state, landlord_takes_kitty, deal_play_state,
+    is_spring,
     is_anti_spring, stake_exponent, payoff, random_policy, rollout, rollout_random, Bidding,
     bid_init, bid_legal, bid_apply, bid_start_play, BF_NONE, BF_POINTS, BF_CALL_ROB, ST_POINTS,
     ST_CALL, ST_ROB, ST_ROB_BACK, ST_DOUBLE, W_PASS, W_BID1, W_BID3, W_CALL, W_ROB, W_DOUBLE,

@@ -111,11 +111,42 @@ cdef long long count_follows(const Table* t, const unsigned char* hand,
     return classic_count_follows_c(t, hand, &f)
 
 
+cdef struct Tally:
+    # A follow prefix against a `tractor` lead: `size` cards, `outside` of them not of the led
+    # suit; of the led suit's pairs in the hand (`pairs_held`, of `held` led-suit cards) those
+    # in the prefix twice (`pairs_now`), once (`started`) or not at all (`fresh`).
+    int size
+    int held
+    int pairs_held
+    int outside
+    int pairs_now
+    int started
+    int fresh
+
+
+cdef inline void tally_prefix(const Table* t, const unsigned char* hand, const Lead* lead,
+                              const unsigned char* prefix, Tally* k) noexcept nogil:
+    cdef int c
+    k.size = k.held = k.pairs_held = k.outside = k.pairs_now = k.started = k.fresh = 0
+    for c in range(NCARD):
+        k.size += prefix[c]
+        if t.cat[c] == lead.cat:
+            k.held += hand[c]
+            if hand[c] == 2:
+                k.pairs_held += 1
+                if prefix[c] == 2:
+                    k.pairs_now += 1
+                elif prefix[c] == 1:
+                    k.started += 1
+                else:
+                    k.fresh += 1
+        else:
+            k.outside += prefix[c]
+
+
 cdef inline bint completable_from(const Lead* lead, int size, int held, int pairs_held,
                                   int outside, int pairs_now, int started, int fresh) noexcept nogil:
-    # Whether a prefix of `size` cards (`outside` of them not of the led suit; of the led
-    # suit's held pairs `pairs_now` in it twice, `started` once, `fresh` not at all) has a legal
-    # follow: `held` cards and `pairs_held` pairs of the led suit in the hand.
+    # Whether a prefix of these tallies (see Tally) has a legal follow.
     cdef int left, from_singles, need
     if size > lead.n:
         return False
@@ -134,23 +165,10 @@ cdef inline bint completable_from(const Lead* lead, int size, int held, int pair
 cdef bint follow_completable(const Table* t, const unsigned char* hand, const Lead* lead,
                              const unsigned char* prefix) noexcept nogil:
     # Whether some legal follow contains `prefix` (a multiset already inside the hand).
-    cdef int c, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
-    cdef int started = 0, fresh = 0
-    for c in range(NCARD):
-        size += prefix[c]
-        if t.cat[c] == lead.cat:
-            held += hand[c]
-            if hand[c] == 2:
-                pairs_held += 1
-                if prefix[c] == 2:
-                    pairs_now += 1
-                elif prefix[c] == 1:
-                    started += 1
-                else:
-                    fresh += 1
-        else:
-            outside += prefix[c]
-    return completable_from(lead, size, held, pairs_held, outside, pairs_now, started, fresh)
+    cdef Tally k
+    tally_prefix(t, hand, lead, prefix, &k)
+    return completable_from(lead, k.size, k.held, k.pairs_held, k.outside, k.pairs_now,
+                            k.started, k.fresh)
 
 
 cdef int follow_options_c(const Table* t, const unsigned char* hand, const Lead* lead,
@@ -158,42 +176,31 @@ cdef int follow_options_c(const Table* t, const unsigned char* hand, const Lead*
     # out[c] = 1 for the cards that extend `prefix` with a legal follow still reachable (0
     # elsewhere); returns how many, or -1 when `prefix` itself has none or is not inside the
     # hand. The prefix's tallies are taken once; each card changes them by one.
-    cdef int c, n = 0, size = 0, held = 0, pairs_held = 0, outside = 0, pairs_now = 0
-    cdef int started = 0, fresh = 0, ok
+    cdef int c, n = 0, ok
+    cdef Tally k
     for c in range(NCARD):
         out[c] = 0
         if prefix[c] > hand[c]:
             return -1
-        size += prefix[c]
-        if t.cat[c] == lead.cat:
-            held += hand[c]
-            if hand[c] == 2:
-                pairs_held += 1
-                if prefix[c] == 2:
-                    pairs_now += 1
-                elif prefix[c] == 1:
-                    started += 1
-                else:
-                    fresh += 1
-        else:
-            outside += prefix[c]
-    if not completable_from(lead, size, held, pairs_held, outside, pairs_now, started, fresh):
+    tally_prefix(t, hand, lead, prefix, &k)
+    if not completable_from(lead, k.size, k.held, k.pairs_held, k.outside, k.pairs_now,
+                            k.started, k.fresh):
         return -1
     for c in range(NCARD):
         if prefix[c] >= hand[c]:
             continue
         if t.cat[c] != lead.cat:
-            ok = completable_from(lead, size + 1, held, pairs_held, outside + 1, pairs_now,
-                                  started, fresh)
+            ok = completable_from(lead, k.size + 1, k.held, k.pairs_held, k.outside + 1,
+                                  k.pairs_now, k.started, k.fresh)
         elif hand[c] != 2:
-            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now,
-                                  started, fresh)
+            ok = completable_from(lead, k.size + 1, k.held, k.pairs_held, k.outside,
+                                  k.pairs_now, k.started, k.fresh)
         elif prefix[c] == 0:
-            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now,
-                                  started + 1, fresh - 1)
+            ok = completable_from(lead, k.size + 1, k.held, k.pairs_held, k.outside,
+                                  k.pairs_now, k.started + 1, k.fresh - 1)
         else:
-            ok = completable_from(lead, size + 1, held, pairs_held, outside, pairs_now + 1,
-                                  started - 1, fresh)
+            ok = completable_from(lead, k.size + 1, k.held, k.pairs_held, k.outside,
+                                  k.pairs_now + 1, k.started - 1, k.fresh)
         if ok:
             out[c] = 1
             n += 1
