@@ -133,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = command("play", "play a game in the terminal (a seat may be `human`)",
                    "openlandlord play --seats human,rule,rule:expert --seed 7", agents=True)
     _game_options(play)
-    play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat")
+    play.add_argument("--seats", required=True, help="comma-separated agent specs, one per seat "
+                      "(a key=value piece is an option of the spec before it)")
     play.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh deal each run)")
     play.add_argument("--rounds", type=_positive(int), default=None,
                       help="deals to play: Dou Dizhu that many deals in a row; Shengji 1 = a single "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .agents import make, play_deal
+from .agents import make, play_deal, split_specs
 from .errors import UserError
 from .games import game_options, spec as game_spec
 from .web import records, views
@@ -89,7 +89,7 @@ class _Table:
 
 def run(args) -> int:
     game = game_spec(args.game)
-    specs = [s.strip() for s in args.seats.split(",")]
+    specs = split_specs(args.seats)
     if len(specs) != game.num_seats:
         raise UserError(f"--seats needs {game.num_seats} agent specs for {args.game}, got {len(specs)}")
     options = game_options(args.game, args)

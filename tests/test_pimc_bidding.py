@@ -108,3 +108,13 @@ def test_eval_reports_what_the_bidding_made(tmp_path):
     none, _ = evaluate("doudizhu", "rule", "random", dealsets.adhoc("doudizhu", 4, 3), workers=1,
                     progress=False)
     assert "bidding" not in none
+
+
+def test_seats_take_specs_with_options():
+    """`play --seats` splits on commas, and a key=value piece belongs to the spec before it, so
+    a learned bidder and its rule-bidding twin can sit at one table."""
+    from openlandlord.agents import split_specs
+    assert split_specs("human,student:data/models/doudizhu,bid=rule,rule") == [
+        "human", "student:data/models/doudizhu,bid=rule", "rule"]
+    assert split_specs("pimc:worlds=8,rollout=rule,rule:expert,random") == [
+        "pimc:worlds=8,rollout=rule", "rule:expert", "random"]

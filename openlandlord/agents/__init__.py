@@ -106,6 +106,20 @@ def parse_spec(text: str) -> Spec:
     return Spec(name, arg, options, text)
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated agent specs, as `play --seats` takes them: a piece `key=value` (no `:`
+    before its `=`) is an option of the spec before it, so `human,student:DIR,bid=rule,rule`
+    is three specs and `pimc:worlds=8,rollout=rule` one."""
+    specs: list[str] = []
+    for piece in text.split(","):
+        key, eq, _ = piece.partition("=")
+        if eq and ":" not in key and specs:
+            specs[-1] += "," + piece.strip()
+        else:
+            specs.append(piece.strip())
+    return specs
+
+
 def _factory_module(parsed: Spec):
     module_name = _FACTORIES[parsed.name].partition(":")[0]
     try:
