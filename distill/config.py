@@ -56,6 +56,9 @@ class TrainConfig:
     target_temperature: float | None = None
     # ModelConfig fields set for this run (see the module docstring); None = the preset's.
     model: dict = dataclasses.field(default_factory=dict)
+    # A student checkpoint folder whose weights start the run (fine-tuning; "" = fresh
+    # weights): its model config must be this run's. A resumed run continues its own weights.
+    init: str = ""
 
     def __post_init__(self):
         for name in ("epochs", "batch_size", "eval_batch_size", "log_every", "action_bucket"):

@@ -76,6 +76,22 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
 _UNFINISHED = re.compile(r"^(metrics\.jsonl|curves\.png|\.epoch-\d{4}\.tmp|\.last\.tmp|\..*\.tmp-\d+.*)$")
 
 
+def start_from(trainer, directory: str, mcfg) -> None:
+    """The run's model takes the weights of the student in `directory` (config `init`), whose
+    model config must be the run's: a fine-tune continues that student."""
+    import mlx.core as mx
+
+    from openlandlord.model import load_checkpoint
+    model, config, _ = load_checkpoint(directory)
+    mine, theirs = mcfg.to_dict(), config.to_dict()
+    if mine != theirs:
+        diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+        raise UserError(f"training config init={directory}: its model config differs from this "
+                        f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...)")
+    trainer.model.update(model.parameters())
+    mx.eval(trainer.model.parameters())
+
+
 def _check_fresh_out(out_dir: Path, force: bool) -> None:
     """A new run's --out: empty, new, or left by a run killed before its first epoch; else
     (a training run, a finished student such as a copy of data/models/X, other files)
@@ -129,6 +145,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group)
     if resume_state is not None:
         checkpoints.restore(trainer, resume_dir)
+    elif cfg.init:
+        start_from(trainer, cfg.init, mcfg)
     tokens = mcfg.max_state_tokens if cfg.compile else None
     metrics_path = out_dir / metrics.METRICS
     if rank == 0:

@@ -456,3 +456,21 @@ def test_resume_refuses_a_damaged_epoch_checkpoint_regression(data, tmp_path, ca
     weights_file.write_bytes(bytes(blob))
     with pytest.raises(UserError, match="sha256|weights"):
         tr.train(data, str(out), cfg, resume=True, progress=False)
+
+
+def test_init_starts_from_a_student_and_refuses_another_shape(data, run, tmp_path):
+    """`--set init=DIR` (fine-tuning): the run starts from that student's weights, and at a zero
+    learning rate ends with them unchanged; a student of another shape is refused."""
+    cfg = tiny_config(init=str(run), lr=0.0, min_lr=0.0, weight_decay=0.0, epochs=1)
+    tr.train(data, str(tmp_path / "tuned"), cfg, progress=False)
+    a, b = weights(run), weights(tmp_path / "tuned")
+    for k in a:
+        np.testing.assert_array_equal(np.array(a[k]), np.array(b[k]), err_msg=k)
+    assert json.loads((tmp_path / "tuned" / "config.json").read_text())["training"]["init"] == str(run)
+    fresh = tiny_config(lr=0.0, min_lr=0.0, weight_decay=0.0, epochs=1)
+    tr.train(data, str(tmp_path / "fresh"), fresh, progress=False)
+    assert any(not np.array_equal(np.array(a[k]), np.array(weights(tmp_path / "fresh")[k])) for k in a)
+    wide = config.config_from_dict({**tiny_config(init=str(run)).to_dict(),
+                                    "model": {**tiny_config().model, "d_model": 32}})
+    with pytest.raises(UserError, match="d_model"):
+        tr.train(data, str(tmp_path / "wide"), wide, progress=False)
