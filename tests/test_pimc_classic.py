@@ -10,6 +10,7 @@ import pytest
 from openlandlord.agents import make
 from openlandlord.agents.loop import answer, decisions, drive
 from openlandlord.cli import main
+from openlandlord.errors import UserError
 from openlandlord.games import spec
 from openlandlord.games.shengji import _pimc_classic as native
 from openlandlord.games.shengji import pimc
@@ -90,7 +91,7 @@ def test_search_scores_every_classic_decision_and_is_deterministic():
     assert throws > 0                                                   # throws were searched
 
 
-def test_declarations_are_searched_unless_bid_rule():
+def test_declarations_are_searched_with_declare_search_only():
     state = SHENGJI.new_deal(5, rules="classic")
     while state.phase == "declare" and len(state.legal_moves()) < 2:
         state.play(state.legal_moves()[0])
@@ -99,8 +100,13 @@ def test_declarations_are_searched_unless_bid_rule():
     obs, legal = state.observation(state.current_seat), state.legal_moves()
     decision = pimc.decision(obs, legal, "levels")
     assert decision.searched and decision.bidding        # tests/test_pimc_classic_declare.py
-    agent = make("pimc:worlds=4,bid=rule", 1)
-    assert np.allclose(agent.scores(obs, legal), decision.rule_scores())
+    assert decision.declaring
+    for spec in ("pimc:worlds=4,bid=rule", "pimc:worlds=4", "pimc:worlds=4,declare=rule"):
+        assert np.allclose(make(spec, 1).scores(obs, legal), decision.rule_scores()), spec
+    searched = make("pimc:worlds=4,declare=search", 1).scores(obs, legal)
+    assert searched.shape == (len(legal),) and np.isfinite(searched).all()
+    with pytest.raises(UserError):
+        make("pimc:declare=maybe")
 
 
 def test_generate_records_classic_burial_declarations_and_play(tmp_path):

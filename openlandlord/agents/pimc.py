@@ -26,7 +26,10 @@ world the rest of the bidding is made by the native rollout bidder, then the pla
 rollout policy, and each word scores the seat's mean final payoff, doubles and robs included.
 `bid=rule` (default `search`) takes the rule bot's bidding instead, the same play: what the
 bidding search is measured against (docs/pimc.md); `bid_worlds` (default: `worlds`) sets the
-worlds of a bidding decision apart (bids are few and decide the stake).
+worlds of a bidding decision apart (bids are few and decide the stake). Shengji `classic`
+declarations are searched only with `declare=search` (default `rule`: the rule bot's scores;
+searched, they measured weaker on the dev set, docs/pimc.md); its burial is always searched
+unless `bid=rule`.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from ..games import spec as game_spec
 
 ROLLOUTS = ("rule", "random")
 BIDS = ("search", "rule")
+DECLARES = ("rule", "search")
 OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_CAP = 24
 # The native search counts worlds in a C int; far below that, this many worlds per decision
@@ -50,7 +54,8 @@ class PimcAgent:
 
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
-                 objective: str = "levels", bid: str = "search", bid_worlds: int | None = None):
+                 objective: str = "levels", bid: str = "search", bid_worlds: int | None = None,
+                 declare: str = "rule"):
         if worlds is not None and not 1 <= worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs worlds between 1 and {MAX_WORLDS}, got {worlds}")
         if rollout not in ROLLOUTS:
@@ -67,6 +72,9 @@ class PimcAgent:
         if bid_worlds is not None and not 1 <= bid_worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs bid_worlds between 1 and {MAX_WORLDS}, got {bid_worlds}")
         self.bid_worlds = bid_worlds
+        if declare not in DECLARES:
+            raise UserError(f"unknown pimc declare {declare!r}; choose one of {', '.join(DECLARES)}")
+        self.declare = declare
         self.objective = objective
         self.name = name
         self.worlds = worlds
@@ -82,7 +90,8 @@ class PimcAgent:
         game = game_spec(obs.game)
         decision = game.pimc_decision(obs, legal, self.objective)
         bidding = getattr(decision, "bidding", False)
-        if not decision.searched or (self.bid == "rule" and bidding):
+        if not decision.searched or (self.bid == "rule" and bidding) \
+                or (self.declare == "rule" and getattr(decision, "declaring", False)):
             return decision.rule_scores()
         worlds = self.worlds or game.pimc_worlds
         if bidding and self.bid_worlds:
@@ -144,14 +153,15 @@ class PimcAgent:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds"},
+    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare"},
                   positional=False)
     return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int, low=1), seed=seed, name=spec.text,
                      objective=option(spec, "objective", "levels", str).strip().lower(),
                      bid=option(spec, "bid", "search", str).strip().lower(),
-                     bid_worlds=option(spec, "bid_worlds", None, int, low=1, high=MAX_WORLDS))
+                     bid_worlds=option(spec, "bid_worlds", None, int, low=1, high=MAX_WORLDS),
+                     declare=option(spec, "declare", "rule", str).strip().lower())
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:

@@ -6,7 +6,9 @@ ruleset `classic` through `_pimc_classic.pyx`: its play decisions (throws and th
 included), the dealer's burial (each candidate is a whole burial: the decision loop builds
 it card by card and scores each step by its completed burial) and the declarations (pass,
 declare alone or with the pair, each rolled out over the rest of the deal, the burial and
-the play: `search_declaration`) are all searched."""
+the play: `search_declaration`) are all searched; the declarations only with
+`pimc:declare=search` (measured weaker than the rule bot's on the dev set, docs/pimc.md), by
+default they take the rule bot's scores."""
 from __future__ import annotations
 
 import numpy as np
@@ -84,6 +86,7 @@ class ClassicDecision(Decision):
         self.obs, self.legal, self.objective = obs, legal, objective
         self.searched = True
         self.bidding = obs.phase in ("declare", "bury")     # what pimc:bid=rule leaves to the rule bot
+        self.declaring = obs.phase == "declare"             # searched with pimc:declare=search
         if obs.phase == "declare":
             self._declaring(obs, legal)
             return
