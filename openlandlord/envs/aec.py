@@ -211,18 +211,25 @@ class CardGameEnv(AECEnv):
 
     def render(self):
         """The view of the agent to move: returned as text ("ansi") or printed ("human")."""
-        if self.render_mode is None:
-            logger.warn("render() without a render_mode: make the environment with "
-                        "render_mode='ansi' or 'human'")
-            return None
-        text = self.render_seat(self._seat_of[self.agent_selection])
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return present(self.render_mode,
+                       lambda: self.render_seat(self._seat_of[self.agent_selection]))
 
     def close(self) -> None:
         pass
+
+
+def present(render_mode, text_of):
+    """What render() does with a seat's view (`text_of()`) in a render mode: returns it
+    ("ansi"), prints it ("human"), or warns that no mode was chosen."""
+    if render_mode is None:
+        logger.warn("render() without a render_mode: make the environment with "
+                    "render_mode='ansi' or 'human'")
+        return None
+    text = text_of()
+    if render_mode == "ansi":
+        return text
+    print(text)
+    return None
 
 
 def wrapped(env: CardGameEnv):

@@ -28,7 +28,7 @@ import numpy as np
 from ..agents import make
 from ..agents.loop import decide
 from ..errors import UserError
-from .aec import RENDER_MODES, CardGameEnv  # first: without the `rl` extra it says so
+from .aec import RENDER_MODES, CardGameEnv, present  # first: without the `rl` extra it says so
 
 import gymnasium  # noqa: E402
 
@@ -119,15 +119,7 @@ class SingleAgentEnv(gymnasium.Env):
         return obs, info
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: make the environment with "
-                                  "render_mode='ansi' or 'human'")
-            return None
-        text = self.aec.render_seat(self.seat)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return present(self.render_mode, lambda: self.aec.render_seat(self.seat))
 
     def close(self) -> None:
         pass

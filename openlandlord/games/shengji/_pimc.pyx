@@ -40,6 +40,16 @@ ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
 OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
 
 
+def search_settings(str rollout_policy, str objective):
+    """(rollout kind, level weight, margin weight) of a search's options, for every Shengji
+    search (both rulesets); ValueError naming a bad one."""
+    if rollout_policy not in ROLLOUTS:
+        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    return (ROLLOUTS[rollout_policy],) + OBJECTIVES[objective]
+
+
 cdef struct Trick:
     # The trick in progress, as the policy of the seat to play sees it.
     unsigned char plays[4 * 54]
@@ -505,12 +515,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
-    if rollout_policy not in ROLLOUTS:
-        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
-    kind = ROLLOUTS[rollout_policy]
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}")
-    level_weight, margin_weight = OBJECTIVES[objective]
+    kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
     if len(trick) > 3:
         raise ValueError("a trick in progress has at most three plays")
     build_table(&t, trump_rank, trump_suit)

@@ -54,8 +54,10 @@ cdef enum:
     ROLLOUT_RULE = 1
     THROW_PENALTY = 10
 
-ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
-OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
+# The search options, one definition for both rulesets (the enum values above are its kinds).
+from openlandlord.games.shengji._pimc import ROLLOUTS, OBJECTIVES, search_settings
+if ROLLOUTS != {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}:
+    raise ImportError("the classic search's rollout kinds disagree with _pimc's")
 
 
 cdef struct CTrick:
@@ -614,12 +616,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
-    if rollout_policy not in ROLLOUTS:
-        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
-    kind = ROLLOUTS[rollout_policy]
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}")
-    level_weight, margin_weight = OBJECTIVES[objective]
+    kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
     if len(trick) > 3 or (bury and len(trick)):
         raise ValueError("a trick in progress has at most three plays (none at the burial)")
     build_classic_table(&t, trump_rank, trump_suit)
@@ -978,12 +975,7 @@ def search_declaration(int trump_rank, hand, int seat, int dealer, int dealt, in
     cdef int* cand_copies
     cdef double* total
     cdef double level_weight, margin_weight
-    if rollout_policy not in ROLLOUTS:
-        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
-    kind = ROLLOUTS[rollout_policy]
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}")
-    level_weight, margin_weight = OBJECTIVES[objective]
+    kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
     if not (0 <= trump_rank < 13 and 0 <= seat < 4 and 0 <= dealer < 4 and 1 <= dealt <= DEAL):
         raise ValueError("trump rank 0..12, seats 0..3 and 1..100 cards dealt")
     if (dealer + dealt - 1) % 4 != seat:
