@@ -139,6 +139,18 @@ cdef void write_unseen(const DdzView* v, int* unseen) noexcept nogil:
         unseen[r] = FULL[r] - v.hand[r] - v.played[0][r] - v.played[1][r] - v.played[2][r]
 
 
+cdef inline void token_head(float* row, int kind, const int* counts, int k, int role) noexcept nogil:
+    # A seat or history token's common part: its type, its cards per rank, the relative seat
+    # k and (once there is a landlord) that seat's role.
+    cdef int r
+    row[TYPE + kind] = 1.0
+    for r in range(NR):
+        row[RANKV + r] = <float>(counts[r] / 4.0)
+    row[SEAT + k] = 1.0
+    if role >= 0:
+        row[ROLE + role] = 1.0
+
+
 cdef void write_state(const DdzView* v, float* t) noexcept nogil:
     """The state tokens of a view into t (view_tokens(v) rows of FS, zeroed by the caller)."""
     cdef int k, r, j, n, s
@@ -169,12 +181,7 @@ cdef void write_state(const DdzView* v, float* t) noexcept nogil:
     # Seat tokens.
     for k in range(3):
         row = t + (NR + k) * FS
-        row[TYPE + TOK_SEAT] = 1.0
-        for r in range(NR):
-            row[RANKV + r] = <float>(v.played[k][r] / 4.0)
-        row[SEAT + k] = 1.0
-        if has_roles:
-            row[ROLE + roles[k]] = 1.0
+        token_head(row, TOK_SEAT, v.played[k], k, roles[k] if has_roles else -1)
         row[SCALAR + 0] = <float>(v.cards_left[rel[k]] / 20.0)
         row[SCALAR + 1] = v.bombs[k]
         row[SCALAR + 2] = <float>(v.passes[k] / 10.0)
@@ -198,12 +205,7 @@ cdef void write_state(const DdzView* v, float* t) noexcept nogil:
     for j in range(v.nrecent):
         row = t + (NR + 4 + j) * FS
         k = rel_seat(v.recent_seat[j], v.seat)
-        row[TYPE + TOK_HISTORY] = 1.0
-        for r in range(NR):
-            row[RANKV + r] = <float>(v.recent[j][r] / 4.0)
-        row[SEAT + k] = 1.0
-        if has_roles:
-            row[ROLE + roles[k]] = 1.0
+        token_head(row, TOK_HISTORY, v.recent[j], k, roles[k] if has_roles else -1)
         row[SCALAR + 0] = 1.0 if v.recent_len[j] == 0 else 0.0
         row[SCALAR + 1] = <float>(j / <double>MAX_HISTORY)
         row[SCALAR + 2] = <float>(v.recent_len[j] / 20.0)
