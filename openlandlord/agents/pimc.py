@@ -30,6 +30,11 @@ worlds of a bidding decision apart (bids are few and decide the stake). Shengji 
 declarations are searched only with `declare=search` (default `rule`: the rule bot's scores;
 searched, they measured weaker on the dev set, docs/pimc.md); its burial is always searched
 unless `bid=rule`.
+
+`solve=K` (default 0, off): once K or fewer cards are left in all hands together, each
+sampled world of a play decision is solved exactly (perfect-information minimax of the
+game's score, docs/solve.md) instead of rolled out; before that, rollouts run as usual and
+switch to the solver when they reach K cards. Bidding and declaration decisions ignore it.
 """
 from __future__ import annotations
 
@@ -47,6 +52,8 @@ DEFAULT_CAP = 24
 # The native search counts worlds in a C int; far below that, this many worlds per decision
 # is already hours of search (docs/pimc.md measures 96).
 MAX_WORLDS = 1 << 16
+# `solve=K`: the most cards left (all hands together) at which worlds are solved exactly.
+MAX_SOLVE = 108
 
 
 class PimcAgent:
@@ -55,7 +62,10 @@ class PimcAgent:
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
                  objective: str = "levels", bid: str = "search", bid_worlds: int | None = None,
-                 declare: str = "rule"):
+                 declare: str = "rule", solve: int = 0):
+        if not 0 <= solve <= MAX_SOLVE:
+            raise UserError(f"pimc needs solve between 0 and {MAX_SOLVE} cards, got {solve}")
+        self.solve = solve
         if worlds is not None and not 1 <= worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs worlds between 1 and {MAX_WORLDS}, got {worlds}")
         if rollout not in ROLLOUTS:
@@ -131,7 +141,8 @@ class PimcAgent:
         seen = np.zeros(n, dtype=np.int64)
         done = 0
         for i, end in enumerate(stages):
-            means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed))
+            means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed,
+                                                 self.solve))
             total[alive] += means * (end - done)
             seen[alive] = end
             done = end
@@ -153,7 +164,8 @@ class PimcAgent:
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
-    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare"},
+    check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare",
+                        "solve"},
                   positional=False)
     return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
@@ -161,7 +173,8 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
                      objective=option(spec, "objective", "levels", str).strip().lower(),
                      bid=option(spec, "bid", "search", str).strip().lower(),
                      bid_worlds=option(spec, "bid_worlds", None, int, low=1, high=MAX_WORLDS),
-                     declare=option(spec, "declare", "rule", str).strip().lower())
+                     declare=option(spec, "declare", "rule", str).strip().lower(),
+                     solve=option(spec, "solve", 0, int, low=0, high=MAX_SOLVE))
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:

@@ -38,8 +38,8 @@ class BiddingDecision:
     def rule_scores(self):
         return _bidder().bid_scores(self.obs, self.legal)
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
-        from . import _pimc as native
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+        from . import _pimc as native      # `solve` is for play decisions
         o = self.obs
         try:
             return native.search_bid(self.hand, o.seat, self.flow, list(o.bids), self.landlord,
@@ -115,7 +115,9 @@ class Decision:
         return native.rule_scores(self.hand, o.seat, o.landlord, o.cards_left, self.to_beat,
                                   self.to_beat_seat, self.unseen, self.moves)
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+        if solve:
+            raise UserError("pimc: solve= is not built for this game yet")
         from . import _pimc as native
         o = self.obs
         try:

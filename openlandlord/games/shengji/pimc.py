@@ -64,7 +64,9 @@ class Decision:
         from .rule import ShengjiRuleBot
         return ShengjiRuleBot("expert").scores(self.obs, self.legal)
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+        if solve:
+            raise UserError("pimc: solve= is not built for this game yet")
         from . import _pimc as native
         o = self.obs
         try:
@@ -156,7 +158,9 @@ class ClassicDecision(Decision):
         self.dealt = sum(obs.cards_left)
         self.plays = [counts(list(move)).astype(np.uint8) for move in legal]
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int):
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+        if solve:
+            raise UserError("pimc: solve= is not built for this game yet")
         from . import _pimc_classic as native
         o = self.obs
         try:
