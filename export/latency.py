@@ -29,7 +29,10 @@ JSON: `backends: {NAME: {p50_ms, p95_ms, p99_ms, mean_ms, decisions, forward: {p
 p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}` (`native`
 also `max_abs_diff`, against MLX), where the top-level percentiles are the full decision
 and `forward` the forward stage alone; `native_speedup_vs_onnx_dynamic` (the ratio of their
-decision p50s, where both ran);
+decision p50s, where both ran); `roofline` (where `native` ran: `mflop_p50` of matrix
+products a decision, `kernel_gflops` of the native product kernel at `kernel_shape`,
+`forward_gflops` the native forward reaches, `forward_floor_ms` and `batched_ceiling_per_s`
+the products alone allow on this CPU; see `roofline`);
 `skipped: {NAME: reason}`, `throughput: {NAME: {BATCH: decisions_per_s}}`, `states`
 (how many, legal-count mean and max, how many need chunks), `model`, `machine`,
 `fastest`, `target_p50_ms`, `git_sha`. Without --checkpoint the student is a randomly
@@ -392,6 +395,38 @@ def _agreement(forward, reference, samples) -> float:
     return max(float(np.abs(forward(s) - reference(s)).max()) for s in samples)
 
 
+def roofline(checkpoint: str, samples: list, config, native_forward_ms: float,
+             seconds: float = 0.3) -> dict:
+    """What bounds the native forward pass: its matrix-product MFLOP per decision (counted
+    by torch's FlopCounterMode on the mirror, each position alone, over a spread of the
+    positions), the native product kernel's own GFLOP/s at the encoder's largest product
+    (median state tokens x d x 3d, in cache, one thread), and so the least forward time and
+    the most decisions/s the products alone allow on this CPU."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from openlandlord.model import _native
+
+    from .torch_mirror import load_torch_student
+
+    mirror = load_torch_student(checkpoint)
+    spread = samples[::max(1, len(samples) // 200)]
+    flops = []
+    for sample in spread:
+        batch = features.collate([sample])
+        batch.pop("belief_mask", None)
+        with torch.inference_mode(), FlopCounterMode(display=False) as counter:
+            mirror({k: torch.from_numpy(v) for k, v in batch.items()})
+        flops.append(counter.get_total_flops())
+    mflop = float(np.median(flops)) / 1e6
+    tokens = int(np.median([s["state_tokens"].shape[0] for s in spread]))
+    shape = (tokens, config.d_model, 3 * config.d_model)
+    peak = _native.gemm_rate(*shape, seconds=seconds)
+    return {"mflop_p50": mflop, "positions": len(spread), "kernel_shape": list(shape),
+            "kernel_gflops": peak, "forward_gflops": mflop / native_forward_ms,
+            "forward_floor_ms": mflop / peak, "batched_ceiling_per_s": peak * 1e3 / mflop}
+
+
 def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: float = DEFAULT_SECONDS,
             backends=BACKENDS, deals: int = DEALS, slots: int = SLOTS, batch_sizes=BATCH_SIZES,
             progress=None, options: dict | None = None) -> dict:
@@ -460,6 +495,11 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
             if name == "native":
                 entry["max_abs_diff"] = _agreement(forward, mlx_unpadded(checkpoint), checked)
             result["backends"][name] = entry
+        if "native" in result["backends"]:
+            if progress:
+                progress("native roofline ...")
+            result["roofline"] = roofline(checkpoint, samples, config,
+                                          result["backends"]["native"]["forward"]["p50_ms"])
         for name in ("native", "mlx", "torch"):
             if name in result["backends"] and batch_sizes:
                 if progress:
@@ -506,6 +546,13 @@ def format_table(result: dict) -> str:
         lines.append(f"fastest: {result['fastest']}, decision p50 {best['p50_ms']:.3f} ms ({verdict} the "
                      f"{result['target_p50_ms']} ms target); median per stage: "
                      + ", ".join(f"{s} {v * 1000:.0f} us" for s, v in best["stages_ms"].items()))
+    if "roofline" in result:
+        r = result["roofline"]
+        lines.append(f"native roofline: {r['mflop_p50']:.2f} MFLOP of products a decision (median), the "
+                     f"product kernel {r['kernel_gflops']:.0f} GFLOP/s at {'x'.join(map(str, r['kernel_shape']))}: "
+                     f"forward at least {r['forward_floor_ms']:.3f} ms, at most "
+                     f"{r['batched_ceiling_per_s']:,.0f} decisions/s; the forward runs at "
+                     f"{r['forward_gflops']:.0f} GFLOP/s")
     for name, rates in result["throughput"].items():
         lines.append(f"batched {name}: " + ", ".join(f"batch {b} {r:,.0f} decisions/s" for b, r in rates.items()))
     return "\n".join(lines)

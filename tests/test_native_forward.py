@@ -292,3 +292,23 @@ def test_bench_latency_reports_native_beside_onnx_dynamic():
     assert result["native_speedup_vs_onnx_dynamic"] > 0
     table = latency.format_table(result)
     assert "native" in table and "batched native" in table and "faster than onnx_dynamic" in table
+    # The roofline: the products' count is the model's (about 6 MFLOP a Dou Dizhu decision),
+    # nothing measured runs faster than the products alone allow, and the table says so.
+    roof = result["roofline"]
+    assert 3 < roof["mflop_p50"] < 12 and roof["kernel_gflops"] > 1
+    assert roof["forward_floor_ms"] < entry["forward"]["p50_ms"]
+    assert roof["forward_gflops"] < roof["kernel_gflops"]
+    assert result["throughput"]["native"]["4"] < 1.5 * roof["batched_ceiling_per_s"]
+    assert "native roofline" in table
+
+
+def test_gemm_rate_measures_the_product_kernel():
+    from openlandlord.model import _native
+
+    for width in (8, 16):
+        assert _native.gemm_rate(8, 64, 64, seconds=0.01, vector_width=width) > 0
+    for bad in ((0, 64, 64), (8, -1, 64), (8, 64, 0)):
+        with pytest.raises(ValueError):
+            _native.gemm_rate(*bad, seconds=0.01)
+    with pytest.raises(ValueError):
+        _native.gemm_rate(8, 64, 64, seconds=0.01, vector_width=4)

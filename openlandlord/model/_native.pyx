@@ -43,6 +43,8 @@ cdef extern from "csrc/student_forward.h" nogil:
 
     ctypedef struct OlKernels:
         int width
+        void (*gemm)(const float*, int, int, int, const float*, int, int, const float*, float*,
+                     int, int) noexcept nogil
 
     const OlKernels *ol_pick_kernels(int width)
 
@@ -271,3 +273,52 @@ cdef class Model:
                              f"[{self.holders}, {self.slots}] do not fit: got [{slots}], [{holders}], "
                              f"[{void_holders}, {void_slots}]")
         return 0
+
+
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+
+cdef double _now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + 1e-9 * t.tv_nsec
+
+
+def gemm_rate(int rows, int inner, int width, double seconds=0.2, int vector_width=0):
+    """GFLOP/s of the forward pass's own product kernel on one thread, y [rows][width] =
+    x [rows][inner] W [inner][width], operands 64-byte aligned and in cache, repeated for
+    `seconds`: the ceiling the forward pass's products run against (`bench latency`'s
+    roofline). `width` is rounded up to the kernel's vector width as the packed weights are."""
+    if rows < 1 or inner < 1 or width < 1 or seconds <= 0:
+        raise ValueError("gemm_rate needs positive rows, inner, width and seconds")
+    if vector_width not in (0, 8, 16):
+        raise ValueError(f"vector_width must be 0 (by the CPU), 8 or 16, got {vector_width}")
+    cdef const OlKernels *K = ol_pick_kernels(vector_width)
+    cdef int wp = (width + K.width - 1) // K.width * K.width
+    cdef float *x = NULL
+    cdef float *w = NULL
+    cdef float *y = NULL
+    cdef long calls = 0, batch = 64, i
+    cdef double start, elapsed = 0
+    if posix_memalign(<void**>&x, 64, <size_t>rows * inner * sizeof(float)) \
+            or posix_memalign(<void**>&w, 64, <size_t>inner * wp * sizeof(float)) \
+            or posix_memalign(<void**>&y, 64, <size_t>rows * wp * sizeof(float)):
+        free(x); free(w); free(y)
+        raise MemoryError("gemm_rate could not allocate its operands")
+    try:
+        for i in range(<long>rows * inner):
+            x[i] = 0.001 * (i % 97)
+        for i in range(<long>inner * wp):
+            w[i] = 0.001 * (i % 89)
+        with nogil:
+            for i in range(batch):          # warm the caches and the clock
+                K.gemm(x, rows, inner, inner, w, wp, wp, NULL, y, wp, 0)
+            start = _now()
+            while elapsed < seconds:
+                for i in range(batch):
+                    K.gemm(x, rows, inner, inner, w, wp, wp, NULL, y, wp, 0)
+                calls += batch
+                elapsed = _now() - start
+        return 2.0 * rows * inner * width * calls / elapsed / 1e9
+    finally:
+        free(x); free(w); free(y)
