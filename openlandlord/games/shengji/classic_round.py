@@ -250,7 +250,7 @@ class ClassicRound(Round):
         """The buried cards (the undealt kitty before the burial); agents never call this."""
         if self._phase in ("declare", "bury"):
             return tuple(sorted(CARD_NAMES[c] for c in self._deck[DEAL:]))
-        return self._sorted(names_of(self._kitty))
+        return self._sorted(self._kitty)
 
     def observation(self, seat: int) -> Observation:
         base = super().observation(seat)
@@ -258,7 +258,7 @@ class ClassicRound(Round):
         fields.update(
             trump_suit="" if self._phase == "declare" and not self.trump_given else self.rules.trump_suit,
             declaration=self.declaration,
-            kitty=self._sorted(names_of(self._kitty)) if seat == self.dealer else (),
+            kitty=self._sorted(self._kitty) if seat == self.dealer else (),
             failed_throws=tuple(self._throws))
         return Observation(**fields)
 

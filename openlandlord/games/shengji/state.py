@@ -12,6 +12,7 @@ from . import _referee
 from .rules import (CARD_IDS, CARD_NAMES, CATS, RANKS, SUITS, Rules, card_table, counts, explain_illegal,
                     factored_options, names_of, play_of, round_result)
 
+_NAMES = np.array(CARD_NAMES, dtype=object)   # card id -> name, for whole hands at once
 DEFAULT_CAP = 256  # above this many legal plays, legal_moves() asks for limit=None or factoring
 
 
@@ -256,23 +257,34 @@ class Round:
                 for seat in range(4)]
 
     def hands(self) -> list[tuple[str, ...]]:
-        return [self._sorted(names_of(h)) for h in self._hands]
+        return [self._sorted(h) for h in self._hands]
 
-    def _sorted(self, cards) -> tuple[str, ...]:
-        # Plain suits S H D C low to high, then trumps low to high.
-        order = self._cats * 1000 + self._strength * 60 + np.arange(54)
-        return tuple(sorted(cards, key=lambda c: order[CARD_IDS[c]]))
+    def _sorted(self, vector: np.ndarray) -> tuple[str, ...]:
+        """The card names of a count vector in hand order: plain suits S H D C low to high,
+        then trumps low to high (card id breaks ties)."""
+        ids = self._hand_order()
+        return tuple(_NAMES[np.repeat(ids, vector[ids])].tolist())
+
+    def _hand_order(self) -> np.ndarray:
+        # Card ids in hand order, kept until the trump tables change (a classic declaration
+        # replaces them; the cache holds the tables it was made from, so identity is safe).
+        cached = self.__dict__.get("_order_cache")
+        if cached is None or cached[0] is not self._cats or cached[1] is not self._strength:
+            order = self._cats * 1000 + self._strength * 60 + np.arange(54)
+            cached = (self._cats, self._strength, np.argsort(order, kind="stable"))
+            self._order_cache = cached
+        return cached[2]
 
     def observation(self, seat: int) -> Observation:
         seat = seat_value(seat)
         return Observation(
             game="shengji", seat=seat, phase=self.phase, rules=self.rules.name,
             trump_rank=self.rules.trump_rank, trump_suit=self.rules.trump_suit,
-            hand=self._sorted(names_of(self._hands[seat])), declarers=self.declarers,
+            hand=self._sorted(self._hands[seat]), declarers=self.declarers,
             dealer=self.dealer, levels=self.levels, current_seat=self.current_seat,
             leader=self.leader, trick=tuple(self._trick), tricks=tuple(self._tricks),
             attacker_points=self.attacker_points,
-            cards_left=tuple(int(h.sum()) for h in self._hands),
+            cards_left=tuple(self._hands.sum(axis=1).tolist()),
             voids=tuple(tuple(sorted(v, key=CATS.index)) for v in self._voids))
 
     def clone(self) -> "Round":
