@@ -30,12 +30,17 @@ from libc.stdlib cimport malloc, free
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
+from openlandlord.games.shengji._solve cimport Solver, solver_open, solver_close, solve_c
 
 cdef enum:
     ROLLOUT_RANDOM = 0
     ROLLOUT_RULE = 1
 
 ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
+# `solve`: the solver's node budget per world (a give-up rolls the world out instead) and the
+# size of its transposition table (2^bits entries of 24 bytes, kept over a whole search).
+SOLVE_NODES = 200000
+SOLVE_TT_BITS = 18
 # (weight of the levels, weight of the card-point margin) of each search objective
 OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
 
@@ -406,13 +411,43 @@ cdef void follow_rule(const Table* t, const unsigned char* hands, int seat, cons
             write_unit(t, start[i], copies, tr.lead.pairs, out)
 
 
+cdef long long solved_worlds = 0
+cdef long long gave_up_worlds = 0
+
+
+def solve_counts(bint reset=False):
+    """(worlds solved exactly, worlds the solver gave up on and rolled out) by `search` with
+    solve > 0 in this process, since the last reset."""
+    global solved_worlds, gave_up_worlds
+    out = (solved_worlds, gave_up_worlds)
+    if reset:
+        solved_worlds = gave_up_worlds = 0
+    return out
+
+
 cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int declarers, int kind,
-                      unsigned long long* rng) noexcept nogil:
+                      unsigned long long* rng, Solver* solver, int solve,
+                      long long solve_nodes) noexcept nogil:
     # Plays the round to the end from a trick in progress (the cards of its plays are already
-    # out of the hands) and returns the points the attackers take from here on.
-    cdef int i, c, seat, winner, points, attacker_points = 0, left
+    # out of the hands) and returns the points the attackers take from here on. With solve >
+    # 0, once at most `solve` cards are left in all hands (checked here and at every trick
+    # boundary) the rest is solved exactly; a give-up (past the node budget) is counted and
+    # the rollout goes on without the solver.
+    global solved_worlds, gave_up_worlds
+    cdef int i, c, seat, winner, points, attacker_points = 0, left, got
     cdef unsigned char* play
     while True:
+        if solve > 0:
+            left = 0
+            for c in range(4 * NCARD):
+                left += hands[c]
+            if left <= solve:
+                got = solve_c(solver, hands, tr.plays, tr.n, tr.leader, solve_nodes)
+                if got >= 0:
+                    solved_worlds += 1
+                    return attacker_points + got
+                gave_up_worlds += 1
+                solve = 0
         if tr.n == 0:
             left = 0
             for c in range(NCARD):
@@ -488,7 +523,8 @@ cdef void load54(object src, unsigned char* dst):
 
 def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
            int attacker_points, unseen, sizes, void_masks, plays, int skip, int worlds,
-           str rollout_policy, unsigned long long seed, str objective="levels"):
+           str rollout_policy, unsigned long long seed, str objective="levels", int solve=0,
+           long long solve_nodes=SOLVE_NODES):
     """Mean score (see the module docstring) for the seat's team of each candidate play over
     worlds skip .. skip + worlds - 1 of the sequence `seed` draws; a world and the random
     rollout of a play in it depend only on (seed, world index, play).
@@ -496,8 +532,10 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     `hand`, `unseen` and each play are count vectors (54 bytes); `trick` the count vectors
     played so far in the current trick from `leader` on; `sizes` and `void_masks` (bit cat
     set = void) are those of the three other seats in seat order after `seat`; `objective`
-    is "levels" or "points" (module docstring). Raises ValueError when no world fits the
-    sizes and voids."""
+    is "levels" or "points" (module docstring). With solve = K > 0 each rollout hands over to
+    the exact solver (`_solve.pyx`) once K or fewer cards are left in all hands (at the start
+    or at a trick boundary), `solve_nodes` nodes at most per world (`solve_counts`); solve = 0
+    is the plain rollout. Raises ValueError when no world fits the sizes and voids."""
     cdef Table t
     cdef unsigned char h[54]
     cdef unsigned char u[54]
@@ -515,7 +553,11 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
+    cdef Solver solver
     kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
+    if solve < 0 or solve_nodes < 1:
+        raise ValueError(f"solve is 0 (off) or a number of cards, its node budget at least 1; "
+                         f"got solve={solve}, solve_nodes={solve_nodes}")
     if len(trick) > 3:
         raise ValueError("a trick in progress has at most three plays")
     build_table(&t, trump_rank, trump_suit)
@@ -541,7 +583,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
         classify(&t, root.plays, &root.lead)
     cand = <unsigned char*>malloc(n * NCARD + 1)
     total = <double*>malloc((n + 1) * sizeof(double))
-    if cand == NULL or total == NULL:
+    if cand == NULL or total == NULL or (solve and solver_open(&solver, &t, declarers,
+                                                               SOLVE_TT_BITS) != 0):
         free(cand)
         free(total)
         raise MemoryError()
@@ -584,7 +627,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                         play_hash = play_hash * 3 + cand[k * NCARD + c]
                     rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
                         ^ (play_hash * 0x9FB21C651E98DF25ULL)
-                    got = finish_round(&t, hands, &tr, declarers, kind, &rollout_rng)
+                    got = finish_round(&t, hands, &tr, declarers, kind, &rollout_rng, &solver,
+                                       solve, solve_nodes)
                     total[k] += team_score(attacker_points + got, team, declarers, level_weight,
                                            margin_weight)
         if bad:
@@ -593,6 +637,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     finally:
         free(cand)
         free(total)
+        if solve:
+            solver_close(&solver)
 
 
 def checked_rule_rounds(int rounds, unsigned long long seed):

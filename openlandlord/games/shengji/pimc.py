@@ -8,7 +8,8 @@ it card by card and scores each step by its completed burial) and the declaratio
 declare alone or with the pair, each rolled out over the rest of the deal, the burial and
 the play: `search_declaration`) are all searched; the declarations only with
 `pimc:declare=search` (measured weaker than the rule bot's on the dev set, docs/pimc.md), by
-default they take the rule bot's scores."""
+default they take the rule bot's scores. `pimc:solve=K` (worlds solved exactly once K or fewer
+cards are left, `_solve.pyx`, docs/solve.md) is built for `tractor` only."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,8 +66,8 @@ class Decision:
         return ShengjiRuleBot("expert").scores(self.obs, self.legal)
 
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
-        if solve:
-            raise UserError("pimc: solve= is not built for this game yet")
+        """Each play's mean score over the worlds; with solve = K > 0 every world is solved
+        exactly once K or fewer cards are left in all hands (`_solve.pyx`)."""
         from . import _pimc as native
         o = self.obs
         try:
@@ -74,7 +75,7 @@ class Decision:
                                  self.leader, self.trick, o.declarers, o.attacker_points,
                                  self.unseen, self.sizes, self.masks,
                                  [self.plays[k] for k in which], skip, worlds, rollout,
-                                 seed, self.objective)
+                                 seed, self.objective, solve)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
 
@@ -160,7 +161,9 @@ class ClassicDecision(Decision):
 
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
         if solve:
-            raise UserError("pimc: solve= is not built for this game yet")
+            raise UserError("pimc: solve= is built for the Shengji tractor ruleset only, not "
+                            "classic (throws and the kitty bonus are not in the solver yet); "
+                            "drop solve= for --rules classic")
         from . import _pimc_classic as native
         o = self.obs
         try:
