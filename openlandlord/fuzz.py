@@ -35,7 +35,12 @@ BAD_SPECS = ["", " ", "nosuch", "random:foo", "random:seed=-1", "random:seed=x",
 BAD_VALUES = {"--deals": ["0", "abc", "1e3", "", "1999999973"], "--workers": ["0", "x", "1.5"],
               "--seed": ["abc", "1.5", ""], "--game": ["chess", ""],
               "--temperature=": ["nan", "inf", "-1", "x"]}
-GAMES = ("doudizhu", "shengji-tractor", "shengji-classic")
+def _labels() -> tuple[str, ...]:
+    from .games import GAMES as NAMES, spec
+    return tuple(label for name in NAMES for label in spec(name).fuzz_labels)
+
+
+GAMES = _labels()        # "doudizhu", "shengji-tractor", "shengji-classic"
 
 
 def bad_argv(folder: Path, rng: random.Random) -> tuple[list[str], str]:
@@ -142,43 +147,21 @@ def random_move(rng: random.Random, names: list[str]):
     return rng.choice(["pass", "PASS", "bid 3", "call", "rob", "double", "3" * 5, "BR3", "A2"])
 
 
-def _game(name: str, seed: int):
-    """(a new game, card names, canonical(move), legal(state) as canonical moves)."""
-    if name == "doudizhu":
-        from .games.doudizhu import Game
-
-        def legal(state):
-            return {"".join(sorted(m)) for m in state.legal_moves()}
-        bidding = ("none", "points", "call-rob")[seed % 3]
-        return Game.new(seed, bidding=bidding), list("3456789TJQKA2BR"), lambda m: "".join(sorted(m)), legal
-    from .games.shengji.rules import CARD_NAMES
-    from .games.shengji.state import Round
-
-    def legal(state):
-        if state.phase == "bury":     # any 8 of the dealer's cards: too many to list
-            return {tuple(sorted(state.hands()[state.current_seat][:8]))}
-        return {tuple(sorted(m)) for m in state.legal_moves(limit=None)}
-    return Round.new(seed, name.split("-")[1]), list(CARD_NAMES), lambda m: tuple(sorted(m)), legal
-
-
-def _some_legal(state):
-    if getattr(state, "phase", None) == "bury":
-        return tuple(state.hands()[state.current_seat][:8])
-    try:
-        return state.legal_moves(limit=None)[0]
-    except TypeError:           # Dou Dizhu lists every move
-        return state.legal_moves()[0]
-
-
-def _bury_is_legal(state, move) -> bool:
-    hand = state.hands()[state.current_seat]
-    return isinstance(move, tuple) and len(move) == 8 and not Counter(move) - Counter(hand)
+def _spec_of(label: str):
+    """The game spec whose `fuzz_labels` hold `label`."""
+    from .games import GAMES as NAMES, spec
+    for name in NAMES:
+        if label in spec(name).fuzz_labels:
+            return spec(name)
+    raise UserError(f"no game fuzzes {label!r}; known: {', '.join(GAMES)}")
 
 
 def fuzz_moves(game_name: str, moves: int | None = None, seconds: float | None = None,
                seed: int = 0) -> dict:
     """Play random moves into live games of `game_name` (module docstring); new games are
     dealt as games end. Returns counts and the first failures."""
+    spec = _spec_of(game_name)
+    names = list(spec.fuzz_cards)
     rng = random.Random(f"{game_name}-{seed}")
     tried = refused = played = deals = 0
     failures: list[dict] = []
@@ -186,7 +169,7 @@ def fuzz_moves(game_name: str, moves: int | None = None, seconds: float | None =
     game = None
     while (moves is None or tried < moves) and time.perf_counter() < deadline:
         if game is None or game.done:
-            game, names, canonical, legal = _game(game_name, seed * 100_003 + deals)
+            game = spec.fuzz_game(game_name, seed * 100_003 + deals)
             deals += 1
         move = random_move(rng, names)
         before, spare = game.to_json(), game.clone()
@@ -204,12 +187,10 @@ def fuzz_moves(game_name: str, moves: int | None = None, seconds: float | None =
             continue
         else:
             played += 1
-            ok = (_bury_is_legal(spare, move) if getattr(spare, "phase", None) == "bury"
-                  else canonical(move) in legal(spare))
-            if not ok and len(failures) < 10:
+            if not spec.fuzz_move_was_legal(spare, move) and len(failures) < 10:
                 failures.append({"move": repr(move), "problem": "an illegal move was played"})
         if rng.random() < 0.2 and not game.done:    # move the game on, to fuzz other positions
-            game.play(_some_legal(game))
+            game.play(spec.fuzz_legal_move(game))
     return {"moves_tried": tried, "refused": refused, "legal_played": played, "deals": deals,
             "failures": failures}
 

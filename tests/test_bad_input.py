@@ -258,7 +258,9 @@ def test_fuzz_catches_a_refusal_that_changes_the_state(monkeypatch):
                     self.game.play(self.game.legal_moves()[0])
                 raise
 
-    real = fuzz._game
-    monkeypatch.setattr(fuzz, "_game", lambda name, seed: (Leaky(real(name, seed)[0]), *real(name, seed)[1:]))
+    from openlandlord.games import spec
+
+    real = spec("doudizhu").fuzz_game
+    monkeypatch.setattr(spec("doudizhu"), "fuzz_game", lambda label, seed: Leaky(real(label, seed)))
     result = fuzz.fuzz_moves("doudizhu", moves=50, seed=1)
     assert any(f["problem"] == "state changed on a refused move" for f in result["failures"])

@@ -67,6 +67,20 @@ class DoudizhuSpec(BaseSpec):
     def new_game(self, seed: int, **options):
         return self.new_deal(seed, **options)
 
+    # -- the fuzzer: one label, the three bidding flows in turn by the deal's seed ------------
+    fuzz_labels = ("doudizhu",)
+    fuzz_cards = tuple("3456789TJQKA2BR")
+
+    def fuzz_game(self, label: str, seed: int):
+        return self.new_deal(seed, bidding=("none", "points", "call-rob")[seed % 3])
+
+    def fuzz_move_was_legal(self, state, move) -> bool:
+        # `state` is the position before the move (a clone); moves compare as sorted text.
+        return "".join(sorted(move)) in {"".join(sorted(m)) for m in state.legal_moves()}
+
+    def fuzz_legal_move(self, state):
+        return state.legal_moves()[0]
+
     def describe_move(self, move) -> str:
         return move if move else "pass"
 

@@ -14,6 +14,8 @@ attackers reached 120 points.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from .. import BaseSpec, Option, Seating
 from ...errors import UserError
 from .state import DEFAULT_CAP
@@ -128,6 +130,31 @@ class ShengjiSpec(BaseSpec):
             from .state import Match
             return Match.new(seed, rules=options.get("rules", "tractor"))
         return self.new_deal(seed, **options)
+
+    # -- the fuzzer: one label per ruleset --------------------------------------------------
+    fuzz_labels = ("shengji-tractor", "shengji-classic")
+
+    @property
+    def fuzz_cards(self):
+        from .rules import CARD_NAMES
+        return tuple(CARD_NAMES)
+
+    def fuzz_game(self, label: str, seed: int):
+        from .state import Round
+        return Round.new(seed, label.split("-")[1])
+
+    def fuzz_move_was_legal(self, state, move) -> bool:
+        # `state` is the position before the move (a clone). A burial is any 8 of the
+        # dealer's cards: too many to list.
+        if state.phase == "bury":
+            hand = state.hands()[state.current_seat]
+            return isinstance(move, tuple) and len(move) == 8 and not Counter(move) - Counter(hand)
+        return tuple(sorted(move)) in {tuple(sorted(m)) for m in state.legal_moves(limit=None)}
+
+    def fuzz_legal_move(self, state):
+        if state.phase == "bury":
+            return tuple(state.hands()[state.current_seat][:8])
+        return state.legal_moves(limit=None)[0]
 
     def move_text(self, move) -> str:
         return " ".join(move)
