@@ -31,7 +31,9 @@ from openlandlord.games.doudizhu._referee cimport (
     MAX_LEGAL, T_BOMB, T_ROCKET, Bidding, bid_init, bid_legal, bid_apply, bid_start_play,
     init_play_state, landlord_takes_kitty, ST_POINTS, ST_CALL, ST_DOUBLE, W_PASS, W_BID1, W_CALL,
     W_ROB, W_DOUBLE,
-    W_NODOUBLE, EV_NONE, EV_VOID, EV_LANDLORD, EV_LANDLORD_PLAY, EV_PLAY)
+    W_NODOUBLE, EV_NONE, EV_VOID, EV_LANDLORD, EV_LANDLORD_PLAY, EV_PLAY, legal_actions)
+from openlandlord.games.doudizhu._solve cimport Solver, solver_init, solver_free, solve_state, \
+    solved_payoff
 
 cdef enum:
     ACE = 11
@@ -42,6 +44,11 @@ cdef enum:
     ROLLOUT_RULE = 1
 
 ROLLOUTS = {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}
+
+# `solve=K`: the nodes one exact solve of a world may visit before that world is rolled out
+# instead (docs/solve.md: what a solve costs by cards left), and the solver's table size.
+SOLVE_BUDGET = 200000
+SOLVE_TABLE_BITS = 18
 
 # What one single / pair costs to get rid of, by rank (the Python bot's table): low cards
 # are the burden, a 2 or a joker takes its own trick.
@@ -281,10 +288,38 @@ cdef int deal_world(PlayState* s, int seat, int landlord, uint64_t loose, int n_
     return 0
 
 
+cdef struct SolveCounts:
+    long long solved
+    long long over_budget
+    long long nodes
+
+
+cdef double play_and_solve(PlayState* s, int seat, int cards, policy_fn policy, void* ctx,
+                           int32_t* buf, Solver* sv, SolveCounts* counts) noexcept nogil:
+    # The seat's payoff from `s`: the rollout policy plays while more than `cards` cards are
+    # left in all hands, then the exact solver takes over; a world over the solver's budget is
+    # rolled out to the end (and counted).
+    cdef double v
+    cdef int32_t best
+    while s.winner < 0 and s.n_cards[0] + s.n_cards[1] + s.n_cards[2] > cards:
+        apply_action(s, buf[policy(s, buf, legal_actions(s, buf), ctx)])
+    if s.winner >= 0:
+        return payoff(s, seat)
+    if solve_state(sv, s, &v, &best) == 0:
+        counts.solved += 1
+        counts.nodes += sv.nodes
+        return solved_payoff(s, v, seat)
+    counts.over_budget += 1
+    counts.nodes += sv.nodes
+    rollout(s, policy, ctx, buf)
+    return payoff(s, seat)
+
+
 def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat,
            int to_beat_seat, int bombs, int rockets, int base_stake, seat_factor,
            uint64_t unseen, uint64_t lord_keeps, moves, int skip, int worlds,
-           str rollout_policy, unsigned long long seed):
+           str rollout_policy, unsigned long long seed, int solve=0,
+           long long solve_budget=SOLVE_BUDGET, stats=None):
     """Mean final payoff of `seat` for each move (action ids) over worlds skip .. skip +
     worlds - 1 of the sequence `seed` draws, every move in every world (common random
     numbers), each world played out natively. A world and the random rollout of a move in
@@ -295,7 +330,15 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
     landlord), which stay in the landlord's hand in every world. The rest of the unseen cards
     go uniformly to the two hidden seats with their hand sizes (in a drawn position with
     partial hands, the unseen cards beyond those places stay out of play). Raises ValueError
-    when there are too few unseen cards for the hidden hands."""
+    when there are too few unseen cards for the hidden hands.
+
+    `solve` > 0: in each world, once `solve` or fewer cards are left in all hands, the rest
+    is solved exactly (`_solve.pyx`) instead of rolled out, within `solve_budget` nodes a
+    solve (over that, the world is rolled out). `stats`, a dict, gets the counts: worlds
+    "solved", "over_budget", and the "nodes" the solves visited. `solve` 0 is the plain
+    search, bit for bit."""
+    cdef Solver sv
+    cdef SolveCounts counts
     cdef PlayState root, s
     cdef int n = len(moves), w, k, n_loose
     cdef uint64_t rng = seed, rollout_rng
@@ -312,6 +355,9 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
     policy = rule_policy if kind == ROLLOUT_RULE else policy_random
     if not holds(unseen, lord_keeps):
         raise ValueError("the landlord's kept kitty cards are not among the unseen cards")
+    if not 0 <= solve <= 108 or solve_budget < 1:
+        raise ValueError(f"solve must be 0..108 cards and its budget positive, got {solve} "
+                         f"and {solve_budget}")
     loose = unseen - lord_keeps
     n_loose = packed_count(loose)
     fill_state(&root, hand, seat, landlord, cards_left, plays, to_beat, to_beat_seat, bombs,
@@ -324,7 +370,12 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
         free(ids)
         free(total)
         raise MemoryError()
+    sv.table = NULL
+    sv.stack = NULL
+    counts.solved = counts.over_budget = counts.nodes = 0
     try:
+        if solve and solver_init(&sv, SOLVE_TABLE_BITS, solve_budget):
+            raise MemoryError()
         for k in range(n):
             ids[k] = moves[k]
             total[k] = 0.0
@@ -339,14 +390,23 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
                     apply_action(&s, ids[k])
                     rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
                         ^ (<uint64_t>ids[k] * 0x9FB21C651E98DF25ULL)
-                    rollout(&s, policy, &rollout_rng, buf)
-                    total[k] += payoff(&s, seat)
+                    if solve:
+                        total[k] += play_and_solve(&s, seat, solve, policy, &rollout_rng, buf,
+                                                   &sv, &counts)
+                    else:
+                        rollout(&s, policy, &rollout_rng, buf)
+                        total[k] += payoff(&s, seat)
             else:
                 w = skip + worlds
         if w < skip + worlds:
             raise ValueError("too few unseen cards for the hidden seats' hand sizes")
+        if stats is not None:
+            stats["solved"] = stats.get("solved", 0) + counts.solved
+            stats["over_budget"] = stats.get("over_budget", 0) + counts.over_budget
+            stats["nodes"] = stats.get("nodes", 0) + counts.nodes
         return [total[k] / worlds for k in range(n)]
     finally:
+        solver_free(&sv)
         free(buf)
         free(ids)
         free(total)

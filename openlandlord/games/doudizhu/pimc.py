@@ -116,15 +116,16 @@ class Decision:
                                   self.to_beat_seat, self.unseen, self.moves)
 
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
-        if solve:
-            raise UserError("pimc: solve= is not built for this game yet")
+        """Mean payoff per move of `which`; `solve` > 0 solves each world exactly once that
+        many cards are left in all hands (`_solve.pyx`, docs/solve.md)."""
         from . import _pimc as native
         o = self.obs
         try:
             return native.search(self.hand, o.seat, o.landlord, o.cards_left, self.plays,
                                  self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
                                  self.base, self.factor, self.unseen, self.lord_keeps,
-                                 [self.moves[k] for k in which], skip, worlds, rollout, seed)
+                                 [self.moves[k] for k in which], skip, worlds, rollout, seed,
+                                 solve)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
 
