@@ -28,7 +28,8 @@ eager models that take a batch axis (`mlx`, `torch`, padded batches).
 JSON: `backends: {NAME: {p50_ms, p95_ms, p99_ms, mean_ms, decisions, forward: {p50_ms,
 p95_ms, p99_ms, mean_ms}, stages_ms: {stage: median}, max_abs_diff_vs_torch}}` (`native`
 also `max_abs_diff`, against MLX), where the top-level percentiles are the full decision
-and `forward` the forward stage alone; `native_speedup_vs_onnx_dynamic` (the ratio of their
+and `forward` the forward stage alone; `vs_float64: {max_abs_diff, max_rel_diff}` of the native logits against the same weights in
+float64, the torch mirror, relative to max(1, |logit|)); `native_speedup_vs_onnx_dynamic` (the ratio of their
 decision p50s, where both ran); `roofline` (where `native` ran: `mflop_p50` of matrix
 products a decision, `kernel_gflops` of the native product kernel at `kernel_shape`,
 `forward_gflops` the native forward reaches, `forward_floor_ms` and `batched_ceiling_per_s`
@@ -395,6 +396,28 @@ def _agreement(forward, reference, samples) -> float:
     return max(float(np.abs(forward(s) - reference(s)).max()) for s in samples)
 
 
+def _float64_agreement(forward, checkpoint: str, samples) -> dict:
+    """How far `forward`'s logits are from the same weights evaluated in float64 (the torch
+    mirror, each position alone): the largest absolute difference, and the largest relative
+    to max(1, |logit|)."""
+    import torch
+
+    from .torch_mirror import load_torch_student
+
+    mirror = load_torch_student(checkpoint).double()
+    worst_abs = worst_rel = 0.0
+    for sample in samples:
+        batch = features.collate([sample])
+        batch.pop("belief_mask", None)
+        with torch.inference_mode():
+            exact = mirror({k: torch.from_numpy(v.astype(np.float64) if v.dtype.kind == "f" else v)
+                            for k, v in batch.items()})["logits"].numpy()[0]
+        diff = np.abs(np.asarray(forward(sample), np.float64) - exact)
+        worst_abs = max(worst_abs, float(diff.max()))
+        worst_rel = max(worst_rel, float((diff / np.maximum(1.0, np.abs(exact))).max()))
+    return {"max_abs_diff": worst_abs, "max_rel_diff": worst_rel}
+
+
 def roofline(checkpoint: str, samples: list, config, native_forward_ms: float,
              seconds: float = 0.3) -> dict:
     """What bounds the native forward pass: its matrix-product MFLOP per decision (counted
@@ -495,6 +518,7 @@ def measure(game: str = "doudizhu", checkpoint: str | None = None, seconds: floa
             entry["max_abs_diff_vs_torch"] = _agreement(forward, reference, checked)
             if name == "native":
                 entry["max_abs_diff"] = _agreement(forward, mlx_unpadded(checkpoint), checked)
+                entry["vs_float64"] = _float64_agreement(forward, checkpoint, checked)
             result["backends"][name] = entry
         if "native" in result["backends"]:
             if progress:
@@ -536,6 +560,9 @@ def format_table(result: dict) -> str:
         native = result["backends"]["native"]
         line = (f"native: decision p50 {native['p50_ms']:.3f} ms (legal moves, observation, featurize, "
                 f"forward, choose), max|diff| from MLX {native['max_abs_diff']:.1e}")
+        if "vs_float64" in native:
+            line += (f", from float64 {native['vs_float64']['max_abs_diff']:.1e} "
+                     f"({native['vs_float64']['max_rel_diff']:.1e} relative)")
         if "native_speedup_vs_onnx_dynamic" in result:
             line += f", {result['native_speedup_vs_onnx_dynamic']:.2f}x faster than onnx_dynamic"
         lines.append(line)
