@@ -95,6 +95,35 @@ def test_pimc_and_student_bid_options():
         make("student:data/models/doudizhu,bid=maybe")
 
 
+def test_bid_rule_kind_leaves_only_that_kind_to_the_rule_bot():
+    """`bid=rule-double` / `bid=rule-bid` split a learned bidder's gain: the rule bot takes
+    only the doubles (or only the calls and robs), the agent every other decision."""
+    from openlandlord.agents.loop import decisions
+    own = make("student:data/models/doudizhu", seed=1)
+    rule = DouDizhuRuleBot("normal", 1)
+    kinds = {"bid": 0, "double": 0}
+    for seed in range(12):
+        g = Game.new(seed, bidding="call-rob")
+        loop = decisions(g, None)
+        try:
+            d = next(loop)
+            while d.obs.phase == "bidding":
+                kind = "double" if "double" in d.legal else "bid"
+                kinds[kind] += 1
+                for split in ("bid", "double"):
+                    agent = make(f"student:data/models/doudizhu,bid=rule-{split}", seed=1)
+                    want = (rule if kind == split else own).scores(d.obs, d.legal)
+                    assert np.allclose(agent.scores(d.obs, d.legal), want), (split, kind)
+                    assert np.allclose(agent.scores_batch([(d.obs, d.legal)])[0], want)
+                d = loop.send(len(d.legal) - 1)
+        except StopIteration:
+            pass
+    assert kinds["bid"] > 0 and kinds["double"] > 0
+    assert make("student:data/models/doudizhu,bid=rule-double").name.endswith(",bid=rule-double")
+    with pytest.raises(UserError):
+        make("student:data/models/doudizhu,bid=rule-maybe")
+
+
 def test_eval_reports_what_the_bidding_made(tmp_path):
     from eval.arena import evaluate
     from eval import dealsets

@@ -154,3 +154,26 @@ def test_a_dealer_who_declared_may_have_buried_its_declaration_regression():
                                                     for s, n in enumerate(obs.cards_left)))
     decision = pimc.decision(declared, legal, "points")
     assert all(k.sum() == 0 for k in decision.known)
+
+
+def test_bid_rule_declare_and_bury_split_the_rule_bots_part():
+    """`bid=rule-declare` leaves only the declarations to the rule bot, `bid=rule-bury` only
+    the burial (built card by card): the two halves of `bid=rule`, to split what a learned
+    bidder's own declarations and burial gain or lose."""
+    own = make("student:data/models/shengji-classic", 1)
+    rule = SHENGJI.rule_bot("normal", 1)
+    split = {kind: make(f"student:data/models/shengji-classic,bid=rule-{kind}", 1)
+             for kind in ("declare", "bury")}
+    seen = set()
+    for d in range(3):
+        state = SHENGJI.new_deal(2_000_000_000 + d, rules="classic", dealer=d % 4, trump_rank="any")
+
+        def choose(dec):
+            if dec.legal is not None and len(dec.legal) > 1 and dec.obs.phase in split:
+                seen.add(dec.obs.phase)
+                for kind, agent in split.items():
+                    want = (rule if kind == dec.obs.phase else own).scores(dec.obs, dec.legal)
+                    assert np.allclose(agent.scores(dec.obs, dec.legal), want), (kind, dec.obs.phase)
+            return answer(rule, dec) if dec.legal is not None else None
+        drive(decisions(state, SHENGJI.legal_cap), choose)
+    assert seen == {"declare", "bury"}

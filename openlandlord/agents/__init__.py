@@ -204,41 +204,52 @@ def checked_choice(agent, scores, legal) -> int:
     return choose(scores)
 
 
-BIDS = ("own", "rule")
+# `bid=rule-KIND`: the rule bot takes only that kind of bidding decision (each game spec's
+# `bidding_kinds`), to split what an agent's own bidding gains or loses.
+BID_KINDS = ("bid", "double", "declare", "bury")
+BIDS = ("own", "rule") + tuple(f"rule-{kind}" for kind in BID_KINDS)
 
 
 class RuleBids:
     """`AGENT,bid=rule`: the agent's play with the rule bot's bidding (level normal): every
     decision its game's spec calls a bidding one (`bidding_phase(obs)`: Dou Dizhu's bids and
     doubles, Shengji's declarations and burial) is scored by the rule bot, every other by
-    the agent. What the agent's own bidding is measured against, the same play."""
+    the agent. What the agent's own bidding is measured against, the same play.
+    `AGENT,bid=rule-KIND` (`kind`): the rule bot takes only the bidding decisions of that
+    kind (`spec.bidding_kind(obs, legal)`: Dou Dizhu `bid` or `double`, Shengji `declare` or
+    `bury`), the agent the rest."""
 
-    def __init__(self, agent, seed: int | None = None):
+    def __init__(self, agent, seed: int | None = None, kind: str | None = None):
         self.agent = agent
         self.seed = seed
-        self.name = f"{agent.name},bid=rule"
+        self.kind = kind
+        self.name = f"{agent.name},bid=rule" + (f"-{kind}" if kind else "")
         self._bots: dict = {}
         if hasattr(agent, "scores_batch"):
             self.scores_batch = self._scores_batch
 
-    def _rule(self, obs):
+    def _rule(self, obs, legal=None):
         from ..games import spec
         game = spec(obs.game)
         if not game.bidding_phase(obs):
+            return None
+        # A play too large to list (a burial built card by card) has no legal list here:
+        # the kinds that can be so large are told by the observation alone.
+        if self.kind is not None and game.bidding_kind(obs, () if legal is None else legal) != self.kind:
             return None
         if obs.game not in self._bots:
             self._bots[obs.game] = game.rule_bot("normal", self.seed)
         return self._bots[obs.game]
 
     def scores(self, obs, legal) -> np.ndarray:
-        bot = self._rule(obs)
+        bot = self._rule(obs, legal)
         return bot.scores(obs, legal) if bot is not None else self.agent.scores(obs, legal)
 
     def _scores_batch(self, items) -> list:
         out: list = [None] * len(items)
         own = []
         for i, (obs, legal) in enumerate(items):
-            bot = self._rule(obs)
+            bot = self._rule(obs, legal)
             if bot is not None:
                 out[i] = bot.scores(obs, legal)
             else:
@@ -251,7 +262,7 @@ class RuleBids:
     def __getattr__(self, name):
         # choose_play (a play too large to list) and anything else: the agent's own, or, in a
         # bidding phase, the rule bot's.
-        if name in ("agent", "_bots", "seed") or name.startswith("__"):
+        if name in ("agent", "_bots", "seed", "kind") or name.startswith("__"):
             raise AttributeError(name)
         if name == "choose_play":
             def choose_play(obs):
@@ -266,13 +277,16 @@ class RuleBids:
 
 
 def with_bids(agent, spec: Spec, seed: int | None):
-    """The agent as `spec`'s `bid` option asks: its own bids (`bid=own`, the default) or the
-    rule bot's (`bid=rule`)."""
+    """The agent as `spec`'s `bid` option asks: its own bids (`bid=own`, the default), the
+    rule bot's (`bid=rule`), or the rule bot's for one kind of bidding decision only
+    (`bid=rule-KIND`, KIND one of BID_KINDS)."""
     bid = spec.options.get("bid", "own")
     if bid not in BIDS:
         raise UserError(f"option bid={bid!r} of agent spec {spec.text!r} must be one of "
                         f"{', '.join(BIDS)}")
-    return RuleBids(agent, seed) if bid == "rule" else agent
+    if bid == "own":
+        return agent
+    return RuleBids(agent, seed, None if bid == "rule" else bid[len("rule-"):])
 
 
 def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:

@@ -176,6 +176,16 @@ class DoudizhuSpec(BaseSpec):
         """A bid or a double (what `AGENT,bid=rule` leaves to the rule bot)."""
         return obs.phase == "bidding"
 
+    bidding_kinds = ("bid", "double")
+
+    def bidding_kind(self, obs, legal) -> str | None:
+        """Which bidding decision this is (`AGENT,bid=rule-KIND` leaves only that kind to the
+        rule bot): `double` (call-rob's double or not), `bid` (a call, rob or points bid), or
+        None outside the bidding."""
+        if not self.bidding_phase(obs):
+            return None
+        return "double" if "double" in legal else "bid"
+
     def rule_bot(self, level: str, seed: int | None):
         from .rule import DouDizhuRuleBot
         return DouDizhuRuleBot(level, seed)

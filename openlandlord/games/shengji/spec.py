@@ -244,7 +244,14 @@ class ShengjiSpec(BaseSpec):
 
     def bidding_phase(self, obs) -> bool:
         """A `classic` declaration or the burial (what `AGENT,bid=rule` leaves to the rule bot)."""
-        return obs.phase in ("declare", "bury")
+        return obs.phase in self.bidding_kinds
+
+    bidding_kinds = ("declare", "bury")
+
+    def bidding_kind(self, obs, legal) -> str | None:
+        """`declare` or `bury` (`AGENT,bid=rule-KIND` leaves only that kind to the rule bot),
+        None in the play."""
+        return obs.phase if self.bidding_phase(obs) else None
 
     # -- its players and its student ----------------------------------------------------------
     def features(self):
