@@ -63,12 +63,13 @@ COMMITTED = {
     # OpenSpiel's points bidding (1/2/3): the bidding search and the learned bids (issue 16).
     "doudizhu-points-dev-300": (14, "doudizhu", "dev", 300, {"bidding": "points"}),
     "doudizhu-points-test-1000": (15, "doudizhu", "test", 1000, {"bidding": "points"}),
-    # Larger bidding sets: learned bids move the score by a few tenths of a point, and robs and
-    # doubles make call-rob stakes heavy-tailed (a 1,000-deal CI is about +-0.5 wide), so the
-    # learned bidders are chosen and tested on ten and six times as many deals (issue 16).
+    # Larger bidding sets: learned bids move the score by a tenth of a point or a few, and robs
+    # and doubles make call-rob stakes heavy-tailed (a 1,000-deal CI is about +-0.5 wide), so
+    # the learned bidders are chosen on 3,000 deals and tested on sets sized from the dev CIs
+    # (call-rob: +-0.23 on 3,000 dev deals, so 20,000 for +-0.09; points: +-0.12) (issue 16).
     "doudizhu-callrob-dev-3000": (16, "doudizhu", "dev", 3000, {"bidding": "call-rob"}),
     "doudizhu-points-dev-3000": (17, "doudizhu", "dev", 3000, {"bidding": "points"}),
-    "doudizhu-callrob-test-6000": (18, "doudizhu", "test", 6000, {"bidding": "call-rob"}),
+    "doudizhu-callrob-test-20000": (18, "doudizhu", "test", 20000, {"bidding": "call-rob"}),
     "doudizhu-points-test-6000": (19, "doudizhu", "test", 6000, {"bidding": "points"}),
 }
 
