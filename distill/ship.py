@@ -10,6 +10,9 @@ The recipe (the reference study's is one mix round of 500 deals):
    then `train` a new student on the union of all datasets so far (OUT/data holds them);
 4. `eval` the last student on the dev deal set against `rule`, `rlcard` and the teacher
    (mirrored seats, paired bootstrap CIs, appended to the ledger);
+   (a recipe with a bidding round first fine-tunes the last student on teacher deals of
+   every bidding flow, and also plays its own bids against the rule bot's on each flow's
+   dev set; `--from DIR` starts there, from a shipped student, skipping steps 1-3);
 5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
 6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
@@ -55,6 +58,17 @@ class Recipe:
     options: tuple = ()    # game options every generate and eval takes, as (name, value)
                            # pairs (a flag given to ship wins)
     models: str = ""       # the shipped folder's name under data/models (default: the game)
+    # The bidding round (Dou Dizhu, issue 16): after the mix rounds, the teacher plays
+    # `bid_flows` ((bidding flow, deals), ...) into OUT/data-bids/FLOW, and the last student
+    # is fine-tuned on them (`train --set init=LAST`, `bid_epochs`, `bid_set`) into
+    # OUT/student-bids, the shipped one. `bid_dev` / `bid_final` ((flow, eval arguments), ...):
+    # it plays its own bids against its `,bid=rule` twin on those deals (the final ones only
+    # with --final-deal-set).
+    bid_flows: tuple = ()
+    bid_epochs: int = 0
+    bid_set: tuple = ()
+    bid_dev: tuple = ()
+    bid_final: tuple = ()
 
 
 # Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
@@ -133,7 +147,7 @@ def _figures(path: Path) -> dict:
     keys = ("mean_score", "mean_score_ci95", "mean_points", "mean_points_ci95")
     return {"opponent": r["opponent"], "deal_set": r["deal_set"]["name"], "deals": r["deals"],
             "games": r["games"], "win_rate": r["win_rate"], "win_rate_ci95": r["win_rate_ci95"],
-            **{k: r[k] for k in keys if k in r},
+            **{k: r[k] for k in keys + ("bidding",) if k in r},
             "per_role": {role: {k: v[k] for k in ("games", "win_rate") + keys if k in v}
                          for role, v in r["per_role"].items()},
             "git_sha": r["git_sha"]}
@@ -154,12 +168,14 @@ def _round_dirs(out_dir: Path, rounds: int) -> list[tuple[Path, Path]]:
 def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: int = 1,
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
          mix_deals: tuple | None = None, epochs: tuple | None = None,
-         dry_run: bool = False, options: dict | None = None, force: bool = False) -> dict | None:
+         dry_run: bool = False, options: dict | None = None, force: bool = False,
+         from_dir: str | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
-    earlier ship from this OUT (say, the committed student) is replaced only with `force`."""
+    earlier ship from this OUT (say, the committed student) is replaced only with `force`.
+    `from_dir`: start the bidding round from that student (no teacher or mix rounds)."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-            dry_run, options, force)
+            dry_run, options, force, from_dir)
     if dry_run:
         return _ship(*args)
     with artefacts.exclusive(Path(out).resolve(), "--out"):
@@ -185,7 +201,7 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 
 
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-          dry_run, options, force) -> dict | None:
+          dry_run, options, force, from_dir) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -201,33 +217,90 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     data, first = out_dir / "data", out_dir / "student-1"
     rounds = _round_dirs(out_dir, len(mix_deals))
     final = rounds[-1][1] if rounds else first
+    if from_dir is not None:
+        if not recipe.bid_flows:
+            raise UserError(f"--from: the {game} recipe has no bidding round to start from a student")
+        from_dir = Path(from_dir).resolve()
+        if not (from_dir / "config.json").is_file():
+            raise UserError(f"--from {from_dir}: no student there (no config.json)")
     # The shipped copy must not land where a step writes (nor in the union dataset).
-    steps = [data, first, out_dir / "eval"] + [student for _, student in rounds]
+    steps = [data, first, out_dir / "eval", out_dir / "data-bids", out_dir / "student-bids"] + \
+        [student for _, student in rounds]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
     ledger = ledger or str(out_dir / "ledger.jsonl" if quick else ROOT / "data" / "runs" / "ledger.jsonl")
     if dry_run:
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
-                      mix_deals, epochs, True, options, data, first, rounds, final)
+                      mix_deals, epochs, True, options, data, first, rounds, final, from_dir)
     with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
-                      mix_deals, epochs, False, options, data, first, rounds, final)
+                      mix_deals, epochs, False, options, data, first, rounds, final, from_dir)
 
 
 def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
-           epochs, dry_run, options, data, first, rounds, final) -> dict | None:
+           epochs, dry_run, options, data, first, rounds, final, from_dir=None) -> dict | None:
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
-    # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals);
-    # every training uses seed SEED (initialization and batch order); evals use seed 0.
+    # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
+    # the bidding round's flow k the seed SEED + ROUNDS + 1 + k; every training uses seed
+    # SEED (initialization and batch order); evals use seed 0.
     seeds = {"teacher_deals": seed, "mix_deals": [seed + r for r in range(1, len(rounds) + 1)],
              "train": seed, "eval": 0}
+    if recipe.bid_flows:
+        seeds["bid_deals"] = [seed + len(rounds) + 1 + k for k in range(len(recipe.bid_flows))]
 
     teacher_data = data / "teacher"
     # Game options (`--bidding`, `--rules`) given to ship go to every generate and eval.
     flags = [x for name, value in (options or {}).items() for x in (game_spec(game).option(name).flag, value)]
+    round_info: list = []
+    if from_dir is None:
+        final, round_info = _rounds(run, game, recipe, flags, teacher_data, data, first, rounds,
+                                    mix_deals, epochs, seed, workers)
+    bids = None
+    if recipe.bid_flows:
+        final, bids = _bid_round(run, game, recipe, out_dir, from_dir or final, seeds["bid_deals"],
+                                 seed, workers, dry_run)
+    evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
+    if dry_run:
+        return None
+
+    # Earlier rounds' students evaluated the same way (by this command when they were the
+    # final one): the dev figures that chose how many rounds to ship.
+    earlier = {student.name: {p.stem: _figures(p) for p in sorted((out_dir / "eval" / student.name).glob("*.json"))}
+               for _, student in (rounds if bids else rounds[:-1]) if (out_dir / "eval" / student.name).is_dir()}
+    config = json.loads((final / "config.json").read_text())
+    results = {
+        "game": game, "options": dict(options or {}), "quick": quick, "git_sha": provenance.git_sha(),
+        "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
+        "teacher": recipe.teacher, "deals": recipe.deals, "first_epochs": epochs[0], "rounds": round_info,
+        "seeds": seeds, "train_set": list(recipe.train_set), "final_set": list(recipe.final_set),
+        "round_set": list(recipe.round_set),
+        "datasets": {p.name: _dataset_counts(p) for p in [teacher_data] + [m for m, _ in rounds]
+                     if (p / "manifest.json").exists()},
+        "final_val_metrics": config.get("metrics"),
+        "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
+        "work_dir": _arg(out_dir),
+    }
+    if bids is not None:
+        results["bids"] = bids
+    artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
+    if ship_path is not None:
+        ship_path.mkdir(parents=True, exist_ok=True)
+        # Each file whole (weights first, config.json after: a pair loads only once both are
+        # in, as its recorded weights_sha256 says), results.json last.
+        for name in ("weights.safetensors", "config.json"):
+            artefacts.write_bytes(ship_path / name, (final / name).read_bytes())
+        artefacts.write_json(ship_path / "results.json", results, indent=1, sort_keys=True)
+        print(f"[ship] shipped {_arg(final)} -> {_arg(ship_path)}", flush=True)
+    return results
+
+
+def _rounds(run, game, recipe, flags, teacher_data, data, first, rounds, mix_deals, epochs, seed,
+            workers):
+    """Steps 1-3: the teacher's deals, the first student, the mix rounds. Returns the last
+    student and each round's record."""
     run.step("generate-teacher", _cli("generate", "--game", game, *flags, "--teacher", recipe.teacher,
                                       "--deals", recipe.deals, "--out", teacher_data,
                                       "--workers", workers, "--seed", seed),
@@ -250,49 +323,68 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         round_info.append({"mix": mix_spec, "deals": deals, "epochs": round_epochs,
                            "dataset": _arg(mix_data), "student": _arg(student)})
         previous = student
+    return previous, round_info
 
-    evals = {}
-    for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else []):
-        for opponent in recipe.opponents:
-            path = out_dir / "eval" / final.name / f"{label}-{opponent.split(':')[0]}.json"
-            if not dry_run:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            run.step(f"eval-{final.name}-{label}-{opponent}",
-                     _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(final)}", "--opponent", opponent,
-                          *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
-                          "--ledger", Path(ledger).resolve()),
-                     path.exists())
-            if path.exists():
-                evals.setdefault(label, {})[opponent] = _figures(path)
-    if dry_run:
-        return None
 
-    # Earlier rounds' students evaluated the same way (by this command when they were the
-    # final one): the dev figures that chose how many rounds to ship.
-    earlier = {student.name: {p.stem: _figures(p) for p in sorted((out_dir / "eval" / student.name).glob("*.json"))}
-               for _, student in rounds[:-1] if (out_dir / "eval" / student.name).is_dir()}
-    config = json.loads((final / "config.json").read_text())
-    results = {
-        "game": game, "options": dict(options or {}), "quick": quick, "git_sha": provenance.git_sha(),
-        "student_git_sha": config.get("git_sha"), "num_parameters": config.get("num_parameters"),
-        "teacher": recipe.teacher, "deals": recipe.deals, "first_epochs": epochs[0], "rounds": round_info,
-        "seeds": seeds, "train_set": list(recipe.train_set), "final_set": list(recipe.final_set),
-        "round_set": list(recipe.round_set),
-        "datasets": {p.name: _dataset_counts(p) for p in [teacher_data] + [m for m, _ in rounds]},
-        "final_val_metrics": config.get("metrics"),
-        "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
-        "work_dir": _arg(out_dir),
-    }
-    artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
-    if ship_path is not None:
-        ship_path.mkdir(parents=True, exist_ok=True)
-        # Each file whole (weights first, config.json after: a pair loads only once both are
-        # in, as its recorded weights_sha256 says), results.json last.
-        for name in ("weights.safetensors", "config.json"):
-            artefacts.write_bytes(ship_path / name, (final / name).read_bytes())
-        artefacts.write_json(ship_path / "results.json", results, indent=1, sort_keys=True)
-        print(f"[ship] shipped {_arg(final)} -> {_arg(ship_path)}", flush=True)
-    return results
+def _bid_round(run, game, recipe, out_dir, start, bid_seeds, seed, workers, dry_run):
+    """The bidding round: the teacher's deals of every bidding flow, then `start` fine-tuned
+    on them. Returns the new student and the round's record (with the results.json of the
+    student it started from, when that is a shipped one)."""
+    bid_data = out_dir / "data-bids"
+    for (flow, deals), flow_seed in zip(recipe.bid_flows, bid_seeds):
+        path = bid_data / flow
+        run.step(f"generate-bids-{flow}", _cli("generate", "--game", game, "--bidding", flow,
+                                               "--teacher", recipe.teacher, "--deals", deals,
+                                               "--out", path, "--workers", workers, "--seed", flow_seed),
+                 (path / "manifest.json").exists())
+    student = out_dir / "student-bids"
+    # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
+    # the ship (which may replace the folder it started from) still names the right one.
+    parent_path = out_dir / "bids-parent.json"
+    if parent_path.exists():
+        parent = json.loads(parent_path.read_text())
+    else:
+        parent = {}
+        with contextlib.suppress(OSError, ValueError):
+            config = json.loads((start / "config.json").read_text())
+            parent = {"weights_sha256": config.get("weights_sha256"), "git_sha": config.get("git_sha")}
+        with contextlib.suppress(OSError, ValueError):
+            parent["results"] = json.loads((start / "results.json").read_text())
+        if not dry_run:
+            artefacts.write_json(parent_path, parent, indent=1, sort_keys=True)
+    run.step("train-bids", *_train_command(bid_data, student, recipe.bid_epochs, seed,
+                                           recipe.train_set + (f"init={_arg(start)}",) + recipe.bid_set))
+    record = {"from": _arg(start), "flows": [list(f) for f in recipe.bid_flows],
+              "epochs": recipe.bid_epochs, "set": list(recipe.bid_set), "student": _arg(student),
+              "parent": parent,
+              "datasets": {flow: _dataset_counts(bid_data / flow) for flow, _ in recipe.bid_flows
+                           if (bid_data / flow / "manifest.json").exists()}}
+    return student, record
+
+
+def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run) -> dict:
+    """Step 4-5: the last student against each opponent on the dev set (and the final set),
+    and with a bidding round, its own bids against its `,bid=rule` twin on each flow's set."""
+    evals: dict = {}
+    plan = [(label, args, opponent, flags, opponent.split(":")[0])
+            for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else [])
+            for opponent in recipe.opponents]
+    student = f"student:{_arg(final)}"
+    for label, sets in [("dev", recipe.bid_dev)] + ([("final", recipe.bid_final)] if final_args else []):
+        plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow], f"bids-{flow}")
+                 for flow, args in sets]
+    for label, args, opponent, game_flags, key in plan:
+        path = out_dir / "eval" / final.name / f"{label}-{key}.json"
+        if not dry_run:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        run.step(f"eval-{final.name}-{label}-{opponent if not key.startswith('bids-') else key}",
+                 _cli("eval", "--game", game, *game_flags, "--agent", student, "--opponent", opponent,
+                      *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
+                      "--ledger", Path(ledger).resolve()),
+                 path.exists())
+        if path.exists():
+            evals.setdefault(label, {})[key if key.startswith("bids-") else opponent] = _figures(path)
+    return evals
 
 
 def _counts(text: str) -> tuple:
@@ -330,6 +422,9 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--force", action="store_true",
                    help="replace a --ship folder that holds a student this run did not ship")
+    p.add_argument("--from", dest="from_dir", default=None,
+                   help="start the recipe's bidding round from this student (a shipped one: "
+                        "no teacher or mix rounds; default: the last mix round's student)")
     args = p.parse_args(argv)
     given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}
     ship_dir = args.ship or (str(Path(args.out) / "shipped") if args.quick
@@ -339,7 +434,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     try:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
-             epochs=args.epochs, dry_run=args.dry_run, force=args.force,
+             epochs=args.epochs, dry_run=args.dry_run, force=args.force, from_dir=args.from_dir,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

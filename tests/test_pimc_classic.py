@@ -177,3 +177,15 @@ def test_bid_rule_declare_and_bury_split_the_rule_bots_part():
             return answer(rule, dec) if dec.legal is not None else None
         drive(decisions(state, SHENGJI.legal_cap), choose)
     assert seen == {"declare", "bury"}
+
+
+def test_pimc_bid_rule_bury_takes_the_rule_burial_and_searches_the_rest():
+    positions = [(obs, legal) for obs, legal in _classic_positions(1) if obs.phase == "bury"]
+    assert positions
+    obs, legal = positions[0]
+    rule = pimc.decision(obs, legal, "points").rule_scores()
+    assert np.allclose(make("pimc:worlds=4,bid=rule-bury", 1).scores(obs, legal), rule)
+    searched = make("pimc:worlds=4,bid=rule-declare", 1).scores(obs, legal)
+    assert searched.shape == rule.shape and not np.allclose(searched, rule)
+    with pytest.raises(UserError):
+        make("pimc:bid=rule-maybe")

@@ -35,9 +35,10 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     assert (shipped / "config.json").is_file() and (shipped / "weights.safetensors").is_file()
     results = json.loads((shipped / "results.json").read_text())
     assert results["quick"] is True and results["game"] == "doudizhu"
-    assert set(results["eval"]["dev"]) == set(ship.QUICK["doudizhu"].opponents)
+    recipe = ship.QUICK["doudizhu"]
+    assert set(results["eval"]["dev"]) == set(recipe.opponents) | {f"bids-{f}" for f, _ in recipe.bid_dev}
     for figures in results["eval"]["dev"].values():
-        assert figures["games"] == 3                  # 1 deal, played from all 3 seats
+        assert figures["games"] == 3 * figures["deals"]  # every deal played from all 3 seats
         lo, hi = figures["mean_score_ci95"]
         assert lo <= figures["mean_score"] <= hi
     assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK["doudizhu"].mix_deals[0]
@@ -45,10 +46,23 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     # Every step was printed as the CLI command it ran, and the mix step used the first student.
     commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
     assert commands == results["commands"]
-    assert [c.split()[1] for c in commands] == ["generate", "train", "generate", "train"] + ["eval"] * 3
+    assert [c.split()[1] for c in commands] == ["generate", "train", "generate", "train",
+                                                "generate", "generate", "train"] + ["eval"] * 5
     assert f"student:{out / 'student-1'}:0.5" in commands[2]
+    # The bidding round: teacher deals of each flow, the last round's student fine-tuned on
+    # them (the shipped one), and its own bids played against its rule-bidding twin.
+    assert [c.split()[c.split().index("--bidding") + 1] for c in commands[4:6]] == ["call-rob", "points"]
+    assert f"init={out / 'student'}" in commands[6] and "--data " + str(out / "data-bids") in commands[6]
+    bids = results["bids"]
+    assert bids["from"] == str(out / "student") and bids["student"] == str(out / "student-bids")
+    assert {flow: d["counts"]["deals"] for flow, d in bids["datasets"].items()} == dict(recipe.bid_flows)
+    assert json.loads((shipped / "config.json").read_text()) == json.loads((out / "student-bids" / "config.json").read_text())
+    for flow, _ in recipe.bid_dev:
+        figures = results["eval"]["dev"][f"bids-{flow}"]
+        assert figures["opponent"].endswith(",bid=rule") and "landlord_rate" in figures["bidding"]
+        assert f"--bidding {flow}" in " ".join(c for c in commands if figures["opponent"] in c)
     # The quick run's evals went to its own ledger, not the project's.
-    assert len((out / "ledger.jsonl").read_text().splitlines()) == 3
+    assert len((out / "ledger.jsonl").read_text().splitlines()) == 5
 
 
 def test_rerun_skips_every_finished_step(quick):
@@ -56,7 +70,23 @@ def test_rerun_skips_every_finished_step(quick):
     proc = _run("--game", "doudizhu", "--out", str(out), "--quick")
     assert proc.returncode == 0, proc.stderr
     assert not [line for line in proc.stdout.splitlines() if line.startswith("$ ")]
-    assert proc.stdout.count("done already, skipped") == 7
+    assert proc.stdout.count("done already, skipped") == 12
+
+
+def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, capsys):
+    """`--from DIR` starts the bidding round from a shipped student: no teacher or mix rounds,
+    the fine-tune's init is DIR, and what it started from is recorded in OUT before training."""
+    out, _ = quick
+    shipped = out / "shipped"
+    assert ship.ship("doudizhu", str(tmp_path / "b"), None, quick=True, dry_run=True,
+                     from_dir=str(shipped)) is None
+    commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+    assert [c.split()[1] for c in commands] == ["generate", "generate", "train"] + ["eval"] * 5
+    assert f"init={shipped}" in commands[2] and not (tmp_path / "b").exists()
+    with pytest.raises(UserError, match="no student there"):
+        ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
+    with pytest.raises(UserError, match="no bidding round"):
+        ship.ship("shengji", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped))
 
 
 def test_an_interrupted_training_is_resumed(quick, tmp_path):
@@ -127,19 +157,25 @@ def test_shipped_student_scores_a_real_position(game):
 
 
 def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypatch, capsys):
-    """A recipe's final_set (the shipped student's own training settings) is passed to the
-    last training only; with no mix round, the first student is the last."""
+    """A recipe's final_set (the last round student's own training settings) is passed to the
+    last mix round's training only; with no mix round, the first student is the last. A
+    bidding round after it (the fine-tune) takes its own bid_set, not final_set."""
     import dataclasses
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
     monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
-    assert len(trains) == 2
+    assert len(trains) == 3
     assert "lr=0.002" not in trains[0] and trains[1].endswith("--set lr=0.002")
+    assert "lr=0.002" not in trains[2] and trains[2].endswith("--set lr=0.0005")
     assert ship.ship("doudizhu", str(tmp_path / "b"), None, quick=True, dry_run=True, mix_deals=(),
                      epochs=(1,)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
-    assert len(trains) == 1 and trains[0].endswith("--set lr=0.002")
+    assert len(trains) == 2 and trains[0].endswith("--set lr=0.002") and "lr=0.002" not in trains[1]
+    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(recipe, bid_flows=()))
+    assert ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, dry_run=True) is None
+    trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
+    assert len(trains) == 2 and trains[1].endswith("--set lr=0.002")
 
 
 def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monkeypatch, capsys):
@@ -151,7 +187,7 @@ def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monke
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True,
                      mix_deals=(2, 2), epochs=(1, 1, 1)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
-    assert len(trains) == 3
+    assert len(trains) == 4                        # the first, two rounds, the bidding round
     assert "lr=0.002" not in trains[0] and "wd=0.1" not in trains[0]
     assert trains[1].endswith("--set lr=0.002")
     assert trains[2].endswith("--set lr=0.002 --set wd=0.1")

@@ -43,12 +43,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Spec, check_options, option
+from . import BID_KINDS, Spec, check_options, option
 from ..errors import UserError
 from ..games import spec as game_spec
 
 ROLLOUTS = ("rule", "random")
-BIDS = ("search", "rule")
+# `bid=rule-KIND`: the rule bot's scores for that kind of bidding decision only (the game
+# spec's `bidding_kinds`: Dou Dizhu bid/double, Shengji declare/bury), searched the rest.
+BIDS = ("search", "rule") + tuple(f"rule-{kind}" for kind in BID_KINDS)
 DECLARES = ("rule", "search")
 OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_CAP = 24
@@ -103,7 +105,9 @@ class PimcAgent:
         game = game_spec(obs.game)
         decision = game.pimc_decision(obs, legal, self.objective)
         bidding = getattr(decision, "bidding", False)
-        if not decision.searched or (self.bid == "rule" and bidding) \
+        rule_bid = bidding and (self.bid == "rule" or self.bid.startswith("rule-")
+                                and game.bidding_kind(obs, legal) == self.bid[len("rule-"):])
+        if not decision.searched or rule_bid \
                 or (self.declare == "rule" and getattr(decision, "declaring", False)):
             return decision.rule_scores()
         worlds = self.worlds or game.pimc_worlds

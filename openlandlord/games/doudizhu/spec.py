@@ -53,7 +53,11 @@ class DoudizhuSpec(BaseSpec):
                              epochs=(1, 1), dev=["--deals", "1"],
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
                              train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
-                                        "batch_size=32"))
+                                        "batch_size=32"),
+                             bid_flows=(("call-rob", 3), ("points", 2)), bid_epochs=1,
+                             bid_set=("lr=0.0005",),
+                             bid_dev=(("call-rob", ("--deals", "2")), ("points", ("--deals", "1"))),
+                             bid_final=(("call-rob", ("--deals", "1")),))
 
     @property
     def observation_type(self):
