@@ -147,3 +147,42 @@ def test_seats_take_specs_with_options():
         "human", "student:data/models/doudizhu,bid=rule", "rule"]
     assert split_specs("pimc:worlds=8,rollout=rule,rule:expert,random") == [
         "pimc:worlds=8,rollout=rule", "rule:expert", "random"]
+
+
+def test_doubles_take_their_own_biases_and_the_bids_keep_landlord_bias():
+    """A bidding decision before the landlord is known takes LANDLORD_BIAS moved from the
+    landlord to the farmers (the search as it was); a call-rob double takes DOUBLE_BIASES; a
+    farmer's bias defaults to minus the landlord's (zero-sum)."""
+    bids = [(o, l) for o, l in bidding_positions("call-rob", 40) if "double" not in l][:3]
+    doubles = [(o, l) for o, l in bidding_positions("call-rob", 40) if "double" in l]
+    lords = [(o, l) for o, l in doubles if o.seat == o.landlord][:2]
+    farmers = [(o, l) for o, l in doubles if o.seat != o.landlord][:2]
+    assert bids and lords and farmers
+    for obs, legal in bids + lords + farmers:
+        d = pimc.BiddingDecision(obs, legal)
+        want = (pimc.DOUBLE_BIASES if obs.landlord is not None
+                else (pimc.LANDLORD_BIAS, -pimc.LANDLORD_BIAS))
+        assert d.biases("rule") == want and d.biases("random") == (0.0, 0.0)
+        which = list(range(len(legal)))
+        assert d.search(which, 0, 8, "rule", 3) == d.search(which, 0, 8, "rule", 3, biases=want)
+        old = native.search_bid(d.hand, obs.seat, d.flow, list(obs.bids), d.landlord, d.kitty,
+                                legal, 0, 8, "rule", 3, 0.4)
+        assert old == native.search_bid(d.hand, obs.seat, d.flow, list(obs.bids), d.landlord,
+                                        d.kitty, legal, 0, 8, "rule", 3, 0.4, -0.4)
+    # A farmer's bias moves only a farmer's scores, by its stake per word.
+    obs, legal = farmers[0]
+    d = pimc.BiddingDecision(obs, legal)
+    which = [legal.index("nodouble"), legal.index("double")]
+    raw = d.search(which, 0, 8, "rule", 3, biases=(0.0, 0.0))
+    shifted = d.search(which, 0, 8, "rule", 3, biases=(0.0, 0.5))
+    assert shifted[0] < raw[0] and shifted[1] < raw[1] and raw[1] - shifted[1] > raw[0] - shifted[0]
+    lord_only = d.search(which, 0, 8, "rule", 3, biases=(0.5, 0.0))
+    assert lord_only == raw
+
+
+def test_calibrate_doubles_reports_both_roles():
+    out = pimc.calibrate_doubles(deals=4, seed=5, worlds=4)
+    for role in ("landlord", "farmer"):
+        r = out[role]
+        assert r["decisions"] > 0 and r["bias_ci95"][0] <= r["bias"] <= r["bias_ci95"][1]
+        assert r["mean_units"] >= (2 if role == "landlord" else 1)

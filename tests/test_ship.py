@@ -118,10 +118,15 @@ def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
     assert ship.main(["--out", str(tmp_path / "a"), "--dry-run", "--mix-deals", "500,1000",
                       "--epochs", "6,12,6"]) == 0
     commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-    assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + ["eval"] * 3
+    flows = ship.RECIPES["doudizhu"].bid_flows
+    assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + \
+        ["generate"] * len(flows) + ["train"] + ["eval"] * 5
     assert f"--mix student:{tmp_path / 'a' / 'student'}:0.5" in commands[4]
     assert "--deals 1000" in commands[4] and "--seed 3" in commands[4]
-    assert f"--agent student:{tmp_path / 'a' / 'student-round-2'}" in commands[-1]
+    # The bidding round's flows take the seeds after the rounds', and start from round 2.
+    assert [f"--seed {4 + k}" in commands[6 + k] for k in range(len(flows))] == [True] * len(flows)
+    assert f"init={tmp_path / 'a' / 'student-round-2'}" in commands[6 + len(flows)]
+    assert f"--agent student:{tmp_path / 'a' / 'student-bids'}" in commands[-1]
     assert not (tmp_path / "a").exists()
 
 

@@ -518,11 +518,11 @@ def rule_bid_word(uint64_t hand, int flow, bids):
 
 cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t* dealt,
                         uint64_t kitty, int lord, policy_fn policy, uint64_t* rng,
-                        int32_t* buf, double landlord_bias) noexcept nogil:
+                        int32_t* buf, double landlord_bias, double farmer_bias) noexcept nogil:
     # The seat says `word`; the rest of the bidding by the rollout bidder, then the play by
     # the rollout policy, to the end: the seat's payoff (0 for a void deal), less the
-    # rollouts' landlord bias per unit of each farmer's stake (base stake x its factor),
-    # moved from the landlord to the farmers.
+    # rollouts' bias: the landlord's `landlord_bias` per unit of the farmers' stakes (base
+    # stake x each farmer's factor), a farmer's `farmer_bias` per unit of its own.
     cdef Bidding b = start[0]
     cdef PlayState st
     cdef int event = bid_apply(&b, seat, word), s, i
@@ -542,19 +542,21 @@ cdef double bid_rollout(const Bidding* start, int seat, int word, const uint64_t
         if i != lord:
             farmers += <double>st.base_stake * st.seat_factor[i]
     cdef double shift = (-landlord_bias * farmers if seat == lord
-                         else landlord_bias * st.base_stake * st.seat_factor[seat])
+                         else -farmer_bias * st.base_stake * st.seat_factor[seat])
     rollout(&st, policy, rng, buf)
     return payoff(&st, seat) + shift
 
 
 def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t kitty, words,
                int skip, int worlds, str rollout_policy, unsigned long long seed,
-               double landlord_bias=0.0):
+               double landlord_bias=0.0, farmer_bias=None):
     """Mean final payoff of `seat` for each bidding word of `words` (strings) over worlds skip
     .. skip + worlds - 1 of the sequence `seed` draws, every word in every world (common
     random numbers): the rest of the bidding by the rollout bidder (`rule_bid`), the play by
-    the rollout policy, doubles and robs settled by the referee, less `landlord_bias` per unit
-    of each farmer's stake moved from the landlord to the farmers (`pimc.LANDLORD_BIAS`).
+    the rollout policy, doubles and robs settled by the referee, less the rollouts' bias: the
+    landlord's `landlord_bias` per unit of the farmers' stakes, a farmer's `farmer_bias` per
+    unit of its own (default -landlord_bias: `pimc.LANDLORD_BIAS` moved from the landlord to
+    the farmers, zero-sum).
 
     `hand` is the seat's hand as it sees it (with the kitty once it is the landlord);
     `landlord` and `kitty` are known once the bidding has a landlord (call-rob's doubles),
@@ -573,6 +575,7 @@ def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t k
     cdef double total[8]
     cdef int32_t* buf
     cdef policy_fn policy
+    cdef double fbias = -landlord_bias if farmer_bias is None else <double>farmer_bias
     if rollout_policy not in ROLLOUTS:
         raise ValueError(f"unknown rollout policy {rollout_policy!r}")
     policy = rule_policy if ROLLOUTS[rollout_policy] == ROLLOUT_RULE else policy_random
@@ -620,7 +623,7 @@ def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t k
                     rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
                         ^ (<uint64_t>(word_ids[k] + 1) * 0x9FB21C651E98DF25ULL)
                     total[k] += bid_rollout(&b, seat, word_ids[k], dealt, world_kitty, lord,
-                                            policy, &rollout_rng, buf, landlord_bias)
+                                            policy, &rollout_rng, buf, landlord_bias, fbias)
         return [total[k] / worlds for k in range(n)]
     finally:
         free(buf)

@@ -48,7 +48,15 @@ class DoudizhuSpec(BaseSpec):
     # win rate against pimc from 0.389 to 0.477 (docs/models.md).
     ship_recipe = dict(teacher="pimc", deals=500, mix_deals=(500, 1000, 6000), mix_fraction=0.5,
                        epochs=(6, 12, 6, 16), dev=["--deal-set", "doudizhu-dev-300"],
-                       opponents=("rule", "rlcard", "pimc"), train_set=(), final_set=("lr=0.002",))
+                       opponents=("rule", "rlcard", "pimc"), train_set=(), final_set=("lr=0.002",),
+                       # The bidding round (issue 16, docs/models.md): the teacher's deals of
+                       # every flow, the round-3 student fine-tuned on them.
+                       bid_flows=(("call-rob", 4000), ("points", 4000), ("none", 1000)),
+                       bid_epochs=3, bid_set=("lr=0.0005", "warmup_steps=50"),
+                       bid_dev=(("call-rob", ("--deal-set", "doudizhu-callrob-dev-3000")),
+                                ("points", ("--deal-set", "doudizhu-points-dev-3000"))),
+                       bid_final=(("call-rob", ("--deal-set", "doudizhu-callrob-test-20000")),
+                                  ("points", ("--deal-set", "doudizhu-points-test-6000"))))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
