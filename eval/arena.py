@@ -295,10 +295,11 @@ def _slice_order(value: str):
 
 def bidding_summary(records: list[dict], seed: int) -> dict:
     """What the bidding made of the agent's games, from each record's `bidding` (a game with
-    a bidding phase; Dou Dizhu `points` and `call-rob`): every 0/1 entry as a rate with its
-    95% CI over deals (`landlord_rate`, `void_rate`, `doubled_rate`, each over the games that
-    record it), every other entry as its distribution (`stake`: share of games per base
-    stake) and mean."""
+    a bidding phase; Dou Dizhu `points` and `call-rob`, Shengji `classic`): every 0.0/1.0
+    entry (a float) as a rate with its 95% CI over deals (`landlord_rate`, `void_rate`,
+    `doubled_rate`, each over the games that record it), every integer entry as its
+    distribution (`stake`: share of games per base stake; `buried_points`) and mean, even
+    when every game's value happens to be 0 or 1."""
     bids = [r for r in records if "bidding" in r]
     if not bids:
         return {}
@@ -306,7 +307,8 @@ def bidding_summary(records: list[dict], seed: int) -> dict:
     for key in sorted({k for r in bids for k in r["bidding"]}):
         games = [dict(r, value=float(r["bidding"][key])) for r in bids if key in r["bidding"]]
         values = [g["value"] for g in games]
-        if set(values) <= {0.0, 1.0}:
+        if set(values) <= {0.0, 1.0} and not any(isinstance(r["bidding"][key], int)
+                                                  for r in bids if key in r["bidding"]):
             mean, ci = stats.paired_bootstrap(per_deal(games, "value"), seed=seed)
             out[f"{key}_rate"], out[f"{key}_rate_ci95"] = mean, ci
         else:

@@ -91,12 +91,17 @@ def write_eval_report(result: dict, directory: str) -> str:
         lines += ["", f"![by {name}]({picture})", ""]
     if bidding:
         b = result["bidding"]
-        lines += ["## Bidding", "",
-                  f"What the bidding made of the agent's {b['games']} games: how often it became "
-                  "landlord, how often the deal was void (nobody bid), how often it doubled "
-                  "(call-rob), each with its 95% CI over deals; and the base stake the bidding "
-                  "set. Its score as landlord and as a farmer is the per-role table above.", "",
-                  "| figure | value |", "|---|---|"]
+        what = (f"What the declarations and the burial made of the agent's {b['games']} games: "
+                "how often its team's declaration set the trump, how often the deal went no "
+                "trump, and, when its team buried the kitty, how often the attackers took it back "
+                "with the last trick, each with its 95% CI over deals; and the card points it "
+                "buried. Its score as declarers and as attackers is the per-role table above."
+                if result.get("game") == "shengji" else
+                f"What the bidding made of the agent's {b['games']} games: how often it became "
+                "landlord, how often the deal was void (nobody bid), how often it doubled "
+                "(call-rob), each with its 95% CI over deals; and the base stake the bidding "
+                "set. Its score as landlord and as a farmer is the per-role table above.")
+        lines += ["## Bidding", "", what, "", "| figure | value |", "|---|---|"]
         for key in b:
             if key.endswith("_rate"):
                 lines.append(f"| {key.replace('_', ' ')} | {_ci_text(b, key, '.3f')} |")

@@ -189,3 +189,25 @@ def test_pimc_bid_rule_bury_takes_the_rule_burial_and_searches_the_rest():
     assert searched.shape == rule.shape and not np.allclose(searched, rule)
     with pytest.raises(UserError):
         make("pimc:bid=rule-maybe")
+
+
+def test_classic_eval_reports_what_declarations_and_burial_made():
+    """A `classic` evaluation's bidding block: the agent's team's declarations setting the
+    trump, no trump, and for the games its team buried the kitty, the buried points and
+    whether the attackers took them back."""
+    from eval import dealsets
+    from eval.arena import evaluate
+    result, records = evaluate("shengji", "rule:expert", "random",
+                               dealsets.adhoc("shengji", 4, 3, {"rules": "classic", "trump_rank": "any"}),
+                               workers=1, progress=False)
+    b = result["bidding"]
+    assert b["games"] == result["games"] == 8
+    for key in ("declared_rate", "no_trump_rate", "kitty_lost_rate"):
+        assert 0.0 <= b[key] <= 1.0 and b[f"{key}_ci95"][0] <= b[key] <= b[f"{key}_ci95"][1]
+    assert abs(sum(b["buried_points"].values()) - 1.0) < 1e-9
+    declarers = [r for r in records if r["role"] == "declarers"]
+    assert declarers and all("buried_points" in r["bidding"] for r in declarers)
+    assert not any("buried_points" in r["bidding"] for r in records if r["role"] == "attackers")
+    tractor, _ = evaluate("shengji", "rule:expert", "random", dealsets.adhoc("shengji", 2, 3),
+                          workers=1, progress=False)
+    assert "bidding" not in tractor

@@ -196,13 +196,31 @@ class ShengjiSpec(BaseSpec):
         role = "declarers" if team == result["declarers"] else "attackers"
         points = int(result["attacker_points"])
         trump = "NT" if state.rules.trump_suit == "N" else state.rules.trump_rank
-        return {"role": role, "win": float(result["winning_team"] == team),
-                "score": float(state.payoffs()[seating.agent_seats[0]]),
-                "points": float(points if role == "attackers" else -points),
-                "tail": {"conceded_120": float(role == "declarers" and points >= 120)},
-                # How evaluation reports slice a Shengji result beside the role: by trump
-                # rank (2..A, NT for no trump), in rank order.
-                "slices": {"trump": trump}}
+        out = {"role": role, "win": float(result["winning_team"] == team),
+               "score": float(state.payoffs()[seating.agent_seats[0]]),
+               "points": float(points if role == "attackers" else -points),
+               "tail": {"conceded_120": float(role == "declarers" and points >= 120)},
+               # How evaluation reports slice a Shengji result beside the role: by trump
+               # rank (2..A, NT for no trump), in rank order.
+               "slices": {"trump": trump}}
+        if state.rules.name == "classic":
+            out["bidding"] = self._classic_bidding(state, result, team)
+        return out
+
+    @staticmethod
+    def _classic_bidding(state, result: dict, team: int) -> dict:
+        """What the declarations and the burial made of a `classic` deal for the agent's team
+        (eval's `bidding` block): whether its team's declaration set the trump (`declared`),
+        whether the deal went no trump, and, when its team buried (the declarers), the card
+        points it buried (`buried_points`) and whether the attackers took them back with the
+        last trick (`kitty_lost`: they scored it, times the kitty multiplier)."""
+        declaration = state.declaration
+        out = {"declared": float(declaration is not None and declaration[0] % 2 == team),
+               "no_trump": float(state.rules.trump_suit == "N")}
+        if result["declarers"] == team:
+            out["buried_points"] = int(result["kitty_points"])
+            out["kitty_lost"] = float(result["kitty_bonus"] > 0)
+        return out
 
     def check_invariants(self, state) -> None:
         """Random-simulation invariants (the contract test): once play starts the 108 cards
