@@ -204,10 +204,14 @@ def checked_choice(agent, scores, legal) -> int:
     return choose(scores)
 
 
-# `bid=rule-KIND`: the rule bot takes only that kind of bidding decision (each game spec's
-# `bidding_kinds`), to split what an agent's own bidding gains or loses.
-BID_KINDS = ("bid", "double", "declare", "bury")
-BIDS = ("own", "rule") + tuple(f"rule-{kind}" for kind in BID_KINDS)
+def bid_values(own: str = "own") -> tuple[str, ...]:
+    """The values of an agent's `bid` option: its own bidding (`own`; pimc's is `search`),
+    the rule bot's (`rule`), or the rule bot's for one kind of bidding decision only
+    (`rule-KIND`, KIND from every game spec's `bidding_kinds`), to split what an agent's
+    own bidding gains or loses."""
+    from ..games import GAMES, spec
+    kinds = dict.fromkeys(kind for game in GAMES for kind in spec(game).bidding_kinds)
+    return (own, "rule") + tuple(f"rule-{kind}" for kind in kinds)
 
 
 class RuleBids:
@@ -279,11 +283,11 @@ class RuleBids:
 def with_bids(agent, spec: Spec, seed: int | None):
     """The agent as `spec`'s `bid` option asks: its own bids (`bid=own`, the default), the
     rule bot's (`bid=rule`), or the rule bot's for one kind of bidding decision only
-    (`bid=rule-KIND`, KIND one of BID_KINDS)."""
+    (`bid=rule-KIND`, see `bid_values`)."""
     bid = spec.options.get("bid", "own")
-    if bid not in BIDS:
+    if bid not in (choices := bid_values()):
         raise UserError(f"option bid={bid!r} of agent spec {spec.text!r} must be one of "
-                        f"{', '.join(BIDS)}")
+                        f"{', '.join(choices)}")
     if bid == "own":
         return agent
     return RuleBids(agent, seed, None if bid == "rule" else bid[len("rule-"):])

@@ -43,14 +43,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import BID_KINDS, Spec, check_options, option
+from . import Spec, bid_values, check_options, option
 from ..errors import UserError
 from ..games import spec as game_spec
 
 ROLLOUTS = ("rule", "random")
-# `bid=rule-KIND`: the rule bot's scores for that kind of bidding decision only (the game
-# spec's `bidding_kinds`: Dou Dizhu bid/double, Shengji declare/bury), searched the rest.
-BIDS = ("search", "rule") + tuple(f"rule-{kind}" for kind in BID_KINDS)
 DECLARES = ("rule", "search")
 OBJECTIVES = ("levels", "points")   # Shengji search objectives (docs/pimc.md)
 DEFAULT_CAP = 24
@@ -81,8 +78,10 @@ class PimcAgent:
         if objective not in OBJECTIVES:
             raise UserError(f"unknown pimc objective {objective!r}; "
                             f"choose one of {', '.join(OBJECTIVES)}")
-        if bid not in BIDS:
-            raise UserError(f"unknown pimc bid {bid!r}; choose one of {', '.join(BIDS)}")
+        # `bid=rule-KIND`: the rule bot's scores for that kind of bidding decision only (the
+        # game spec's `bidding_kinds`: Dou Dizhu bid/double, Shengji declare/bury).
+        if bid not in (choices := bid_values("search")):
+            raise UserError(f"unknown pimc bid {bid!r}; choose one of {', '.join(choices)}")
         self.bid = bid
         if bid_worlds is not None and not 1 <= bid_worlds <= MAX_WORLDS:
             raise UserError(f"pimc needs bid_worlds between 1 and {MAX_WORLDS}, got {bid_worlds}")
