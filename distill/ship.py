@@ -366,24 +366,26 @@ def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers,
     """Step 4-5: the last student against each opponent on the dev set (and the final set),
     and with a bidding round, its own bids against its `,bid=rule` twin on each flow's set."""
     evals: dict = {}
-    plan = [(label, args, opponent, flags, opponent.split(":")[0])
+    student = f"student:{_arg(final)}"
+    # (label, eval arguments, opponent, game flags, the figure's name in results.json, its
+    # file's stem): the opponents on the dev (and final) set, then the bidding round's twins.
+    plan = [(label, args, opponent, flags, opponent, opponent.split(":")[0])
             for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else [])
             for opponent in recipe.opponents]
-    student = f"student:{_arg(final)}"
     for label, sets in [("dev", recipe.bid_dev)] + ([("final", recipe.bid_final)] if final_args else []):
-        plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow], f"bids-{flow}")
+        plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow], f"bids-{flow}", f"bids-{flow}")
                  for flow, args in sets]
-    for label, args, opponent, game_flags, key in plan:
-        path = out_dir / "eval" / final.name / f"{label}-{key}.json"
+    for label, args, opponent, game_flags, name, stem in plan:
+        path = out_dir / "eval" / final.name / f"{label}-{stem}.json"
         if not dry_run:
             path.parent.mkdir(parents=True, exist_ok=True)
-        run.step(f"eval-{final.name}-{label}-{opponent if not key.startswith('bids-') else key}",
+        run.step(f"eval-{final.name}-{label}-{name}",
                  _cli("eval", "--game", game, *game_flags, "--agent", student, "--opponent", opponent,
                       *args, "--seed", seeds["eval"], "--workers", workers, "--json", path,
                       "--ledger", Path(ledger).resolve()),
                  path.exists())
         if path.exists():
-            evals.setdefault(label, {})[key if key.startswith("bids-") else opponent] = _figures(path)
+            evals.setdefault(label, {})[name] = _figures(path)
     return evals
 
 
