@@ -186,3 +186,18 @@ def test_calibrate_doubles_reports_both_roles():
         r = out[role]
         assert r["decisions"] > 0 and r["bias_ci95"][0] <= r["bias"] <= r["bias_ci95"][1]
         assert r["mean_units"] >= (2 if role == "landlord" else 1)
+
+
+def test_bidstats_counts_bidding_decisions_and_checks_doubles_against_real_play(tmp_path):
+    from distill.bidstats import bid_stats
+    from openlandlord.cli import main
+    out = tmp_path / "cr"
+    assert main(["generate", "--game", "doudizhu", "--bidding", "call-rob", "--teacher", "pimc:worlds=4",
+                 "--deals", "6", "--seed", "3", "--workers", "1", "--out", str(out)]) == 0
+    stats = bid_stats(str(out), student="data/models/doudizhu")
+    assert set(stats["kinds"]) == {"bid", "double"}
+    for entry in stats["kinds"].values():
+        assert entry["decisions"] > 0 and 0.0 <= entry["student_top1"] <= 1.0
+    assert sum(d["decisions"] for d in stats["doubles"].values()) == stats["kinds"]["double"]["decisions"]
+    for d in stats["doubles"].values():
+        assert 0.0 <= d["teacher_doubled"] <= 1.0
