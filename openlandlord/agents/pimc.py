@@ -38,6 +38,13 @@ switch to the solver when they reach K cards (Shengji: at the first trick bounda
 under K). Dou Dizhu and Shengji `tractor`; `classic` refuses it; bidding and declaration
 decisions ignore it. Off by default: measured on the dev sets it pays only at a high cost
 (Dou Dizhu `worlds=32,solve=16`), docs/solve.md.
+
+`leaf=student:DIR,depth=D` (default D 2; Dou Dizhu play decisions): each world is played D
+moves past the candidate by the rollout policy, and a world that has not ended there scores
+the student's value head at the seat to move (its payoff, value x value_scale, turned into
+the searching seat's by the seats' stakes) instead of a rollout to the end. The same worlds
+and rollout moves as without it (`_pimc.leaf_inputs`); the leaves go through the native
+forward pass in one batch per stage. Bidding decisions ignore it; not with `solve`.
 """
 from __future__ import annotations
 
@@ -56,6 +63,9 @@ DEFAULT_CAP = 24
 MAX_WORLDS = 1 << 16
 # `solve=K`: the most cards left (all hands together) at which worlds are solved exactly.
 MAX_SOLVE = 108
+# `leaf=student:DIR,depth=D`: rollout moves after the candidate before the value head.
+DEFAULT_DEPTH = 2
+MAX_DEPTH = 200
 
 
 class PimcAgent:
@@ -64,7 +74,8 @@ class PimcAgent:
     def __init__(self, worlds: int | None = None, rollout: str = "rule",
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
                  objective: str = "levels", bid: str = "search", bid_worlds: int | None = None,
-                 declare: str = "rule", solve: int = 0):
+                 declare: str = "rule", solve: int = 0, leaf: str | None = None,
+                 depth: int = DEFAULT_DEPTH):
         if not 0 <= solve <= MAX_SOLVE:
             raise UserError(f"pimc needs solve between 0 and {MAX_SOLVE} cards, got {solve}")
         self.solve = solve
@@ -95,6 +106,16 @@ class PimcAgent:
         self.rollout = rollout
         self.cap = cap
         self.rng = np.random.default_rng(seed)
+        self.leaf, self.depth, self.leaf_student = leaf, depth, None
+        if leaf is not None:
+            if not leaf.startswith("student:") or not leaf[len("student:"):].strip():
+                raise UserError(f"pimc leaf={leaf!r}: the leaf value is a student, "
+                                "leaf=student:DIR")
+            if solve:
+                raise UserError("pimc takes solve= or leaf=, not both")
+            if not 0 <= depth <= MAX_DEPTH:
+                raise UserError(f"pimc needs depth between 0 and {MAX_DEPTH}, got {depth}")
+            self.leaf_student = _leaf_student(leaf[len("student:"):].strip())
 
     def scores(self, obs, legal) -> np.ndarray:
         if len(legal) == 0:
@@ -147,8 +168,11 @@ class PimcAgent:
         seen = np.zeros(n, dtype=np.int64)
         done = 0
         for i, end in enumerate(stages):
-            means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed,
-                                                 self.solve))
+            if self.leaf_student is not None and not getattr(decision, "bidding", False):
+                means = np.asarray(self._leaf(decision, alive, done, end - done, seed))
+            else:
+                means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed,
+                                                   self.solve))
             total[alive] += means * (end - done)
             seen[alive] = end
             done = end
@@ -168,11 +192,39 @@ class PimcAgent:
             out[rest] = floor - 1.0 - np.arange(len(rest)) / len(rest)
         return out
 
+    def _leaf(self, decision, which, skip: int, worlds: int, seed: int):
+        game = decision.obs.game
+        if not hasattr(decision, "leaf"):
+            raise UserError(f"pimc leaf= is built for Dou Dizhu play decisions, not {game}")
+        if self.leaf_student.config.game != game:
+            raise UserError(f"pimc leaf={self.leaf}: that student plays "
+                            f"{self.leaf_student.config.game}, not {game}")
+        return decision.leaf(which, skip, worlds, self.rollout, seed, self.depth,
+                             self.leaf_student)
+
+
+_LEAF_STUDENTS: dict = {}
+
+
+def _leaf_student(directory: str):
+    """The native forward pass of a leaf student, loaded once per directory."""
+    if directory not in _LEAF_STUDENTS:
+        from ..model.native import NativeStudent
+        student = NativeStudent(directory)
+        if student.config.value_target != "score":
+            raise UserError(f"pimc leaf=student:{directory}: its value head predicts "
+                            f"{student.config.value_target!r}, not the score")
+        _LEAF_STUDENTS[directory] = student
+    return _LEAF_STUDENTS[directory]
+
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare",
-                        "solve"},
+                        "solve", "leaf", "depth"},
                   positional=False)
+    if "depth" in spec.options and "leaf" not in spec.options:
+        raise UserError(f"agent spec {spec.text!r}: depth= is the leaf's depth; it goes with "
+                        "leaf=student:DIR")
     return PimcAgent(worlds=option(spec, "worlds", None, int, low=1, high=MAX_WORLDS),
                      rollout=option(spec, "rollout", "rule", str).strip().lower(),
                      cap=option(spec, "cap", DEFAULT_CAP, int, low=1), seed=seed, name=spec.text,
@@ -180,7 +232,9 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
                      bid=option(spec, "bid", "search", str).strip().lower(),
                      bid_worlds=option(spec, "bid_worlds", None, int, low=1, high=MAX_WORLDS),
                      declare=option(spec, "declare", "rule", str).strip().lower(),
-                     solve=option(spec, "solve", 0, int, low=0, high=MAX_SOLVE))
+                     solve=option(spec, "solve", 0, int, low=0, high=MAX_SOLVE),
+                     leaf=spec.options.get("leaf"),
+                     depth=option(spec, "depth", DEFAULT_DEPTH, int, low=0, high=MAX_DEPTH))
 
 
 def bench(deals: int = 5, spec: str = "pimc") -> dict:

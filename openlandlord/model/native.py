@@ -193,3 +193,20 @@ class NativeStudent:
                 out.update(belief_logits=belief_logits[b], belief_expect=belief_expect[b])
             outs.append(out)
         return outs
+
+    def values(self, state_tokens: np.ndarray, token_offsets: np.ndarray, role: np.ndarray,
+               unseen: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """The value head alone of many positions (float32 [B]), laid out as `forward_ragged`
+        takes them (position b: tokens token_offsets[b]:token_offsets[b+1]); the value reads
+        only the state, so each position is given one zero action row. No void arrays (the
+        featurizer's are zero where this is used: Dou Dizhu)."""
+        b = len(role)
+        if b == 0:
+            return np.zeros(0, np.float32)
+        actions = np.zeros((b, self.config.action_feat_dim), np.float32)
+        void = np.zeros((b, self.config.belief_holders, self.config.belief_slots), np.float32)
+        _, value, _, _ = self.model.forward_ragged(
+            np.ascontiguousarray(state_tokens, np.float32), np.ascontiguousarray(token_offsets, np.int64),
+            actions, np.arange(b + 1, dtype=np.int64), np.ascontiguousarray(role, np.int32),
+            np.ascontiguousarray(unseen, np.int32), np.ascontiguousarray(capacity, np.int32), void)
+        return value

@@ -37,6 +37,7 @@ cdef int view_role(const DdzView* v) noexcept nogil
 cdef void write_state(const DdzView* v, float* tokens) noexcept nogil
 cdef void write_unseen(const DdzView* v, int* unseen) noexcept nogil
 cdef int table_ready() except -1
+cdef int fill_view(obs, DdzView* v) except -1
 cdef double stake_scale(long long stake) noexcept nogil
 cdef void write_play_action(const int* hand, int action, float* row) noexcept nogil
 cdef void write_bid_action(int word, float* row) noexcept nogil

@@ -627,3 +627,229 @@ def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t k
         return [total[k] / worlds for k in range(n)]
     finally:
         free(buf)
+
+
+# ---------------------------------------------------------------------------------------
+# Leaf evaluation (`pimc:leaf=student:DIR,depth=D`, docs/pimc.md): each world of a play
+# decision is played `depth` moves past the candidate by the rollout policy, and the position
+# reached is handed to a value function (the student's value head) instead of being rolled
+# out to the end. `leaf_inputs` does the native half: the worlds and moves exactly as `search`
+# draws them, and the featurizer's inputs of every leaf.
+# ---------------------------------------------------------------------------------------
+cimport numpy as cnp
+import numpy as np
+from libc.string cimport memcpy
+from openlandlord.games.doudizhu._features cimport (
+    DdzView, V_RANKS, fill_view, view_tokens, view_role, write_state, write_unseen, stake_scale)
+from openlandlord.games.doudizhu import features as _feat
+
+cnp.import_array()
+cdef int LEAF_FS = _feat.FS
+cdef int LEAF_HISTORY = _feat.MAX_HISTORY
+cdef int LEAF_TOKENS = _feat.MAX_TOKENS
+# `depth` above this is a rollout to the end (a game has fewer moves than this).
+MAX_DEPTH = 200
+
+
+cdef inline int rel3(int s, int seat) noexcept nogil:
+    return ((s - seat) % 3 + 3) % 3
+
+
+cdef inline void add_cards(int* counts, uint64_t packed, int sign) noexcept nogil:
+    cdef int r
+    for r in range(15):
+        counts[r] += sign * count_of(packed, r)
+
+
+cdef void leaf_view(const DdzView* root, const PlayState* s, int nx, const int32_t* xseat,
+                    const int32_t* xact, long long root_stake, DdzView* v) noexcept nogil:
+    # The view of the seat to move in `s`, reached from the root's view `root` by the nx
+    # moves xact (by seats xseat, oldest first): what `Game.observation(s.turn)` would show
+    # in that world (the VecEnv's `view_of`, from a root view instead of a whole history).
+    cdef int seat = s.turn, k, kr, r, j, a, extra_bombs = 0
+    cdef uint64_t cards
+    memcpy(v, root, sizeof(DdzView))
+    v.seat = seat
+    for r in range(V_RANKS):
+        v.hand[r] = 0
+    add_cards(v.hand, s.hand[seat], 1)
+    for k in range(3):
+        kr = rel3(seat + k, root.seat)
+        memcpy(v.played[k], root.played[kr], V_RANKS * sizeof(int))
+        v.passes[k] = root.passes[kr]
+        v.bombs[k] = root.bombs[kr]
+    for j in range(nx):
+        a = xact[j]
+        k = rel3(xseat[j], seat)
+        if a == 0:
+            v.passes[k] += 1
+            continue
+        cards = action_packed(a)
+        add_cards(v.played[k], cards, 1)
+        if action_type(a) == T_BOMB or action_type(a) == T_ROCKET:
+            v.bombs[k] += 1
+            extra_bombs += 1
+        if xseat[j] == root.lord and v.kitty_shown:
+            add_cards(v.kitty_left, cards, -1)
+    v.nplays = root.nplays + nx
+    v.nrecent = v.nplays if v.nplays < LEAF_HISTORY else LEAF_HISTORY
+    for j in range(v.nrecent):
+        if j < nx:
+            a = xact[nx - 1 - j]
+            v.recent_seat[j] = xseat[nx - 1 - j]
+            for r in range(V_RANKS):
+                v.recent[j][r] = 0
+            add_cards(v.recent[j], action_packed(a), 1)
+            v.recent_len[j] = packed_count(action_packed(a))
+        else:
+            v.recent_seat[j] = root.recent_seat[j - nx]
+            v.recent_len[j] = root.recent_len[j - nx]
+            memcpy(v.recent[j], root.recent[j - nx], V_RANKS * sizeof(int))
+    for r in range(V_RANKS):
+        v.to_beat[r] = 0
+    v.to_beat_seat = -1
+    v.to_beat_len = 0
+    if s.to_beat != 0 and s.to_beat_seat != seat:
+        v.to_beat_seat = s.to_beat_seat
+        add_cards(v.to_beat, action_packed(s.to_beat), 1)
+        v.to_beat_len = packed_count(action_packed(s.to_beat))
+    for k in range(3):
+        v.cards_left[k] = s.n_cards[k]
+    v.stake_scaled = stake_scale(root_stake << extra_bombs)
+    v.bombs_played = s.bombs + s.rockets
+
+
+cdef double seat_share(const PlayState* s, int from_seat, int to_seat) noexcept nogil:
+    # What one unit of from_seat's payoff is worth to to_seat (zero-sum, stakes by the seats'
+    # factors): the landlord's payoff is the sum of the farmers' stakes.
+    cdef int lord = s.landlord, f
+    cdef double farmers = 0.0
+    for f in range(3):
+        if f != lord:
+            farmers += s.seat_factor[f]
+    if from_seat == to_seat:
+        return 1.0
+    if from_seat == lord:
+        return -s.seat_factor[to_seat] / farmers
+    if to_seat == lord:
+        return -farmers / s.seat_factor[from_seat]
+    return s.seat_factor[to_seat] / <double>s.seat_factor[from_seat]
+
+
+def leaf_inputs(obs, uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat,
+                int to_beat_seat, int bombs, int rockets, int base_stake, seat_factor,
+                uint64_t unseen, uint64_t lord_keeps, moves, int skip, int worlds,
+                str rollout_policy, unsigned long long seed, int depth):
+    """The leaves of `search`'s worlds skip .. skip + worlds - 1 for each move (action ids):
+    the same worlds and the same rollout moves as `search` with the same arguments, but each
+    rollout stops `depth` moves after the candidate. `obs` is the seat's Observation (the
+    public history of every leaf's view). Returns a dict:
+    "payoff" float64 [worlds, moves] (the seat's payoff where the world ended, else 0),
+    "leaf" int64 [worlds, moves] (the leaf's row, -1 where the world ended),
+    and per leaf L: "state_tokens" float32 [sum T, FS] with "token_offsets" int64 [L + 1],
+    "role" int32 [L], "unseen" int32 [L, 15], "capacity" int32 [L, 2] (the featurizer's
+    arrays of the seat to move there), "share" float64 [L] (one unit of that seat's payoff
+    for the searching seat), "path" int32 [L, depth + 1] (the moves from the root to it, the
+    candidate first, -1 after the last)."""
+    cdef DdzView root_view, v
+    cdef PlayState root, s
+    cdef int n = len(moves), w, k, d, nx, nl, L = 0, T, i
+    cdef uint64_t rng = seed, rollout_rng, loose
+    cdef uint8_t cards[54]
+    cdef int32_t* buf
+    cdef int32_t* ids
+    cdef int32_t* xseat
+    cdef int32_t* xact
+    cdef policy_fn policy
+    cdef long long stake = obs.stake
+    cdef long long rows = 0
+    if rollout_policy not in ROLLOUTS:
+        raise ValueError(f"unknown rollout policy {rollout_policy!r}")
+    policy = rule_policy if ROLLOUTS[rollout_policy] == ROLLOUT_RULE else policy_random
+    if not holds(unseen, lord_keeps):
+        raise ValueError("the landlord's kept kitty cards are not among the unseen cards")
+    if not 0 <= depth <= MAX_DEPTH:
+        raise ValueError(f"depth must be 0..{MAX_DEPTH}, got {depth}")
+    fill_view(obs, &root_view)
+    loose = unseen - lord_keeps
+    fill_state(&root, hand, seat, landlord, cards_left, plays, to_beat, to_beat_seat, bombs,
+               rockets, base_stake, seat_factor)
+    payoff_arr = np.zeros((worlds, n), np.float64)
+    leaf_arr = np.full((worlds, n), -1, np.int64)
+    tokens = np.zeros((max(1, worlds * n) * LEAF_TOKENS, LEAF_FS), np.float32)
+    offsets = np.zeros(worlds * n + 1, np.int64)
+    role = np.zeros(worlds * n, np.int32)
+    unseen_arr = np.zeros((worlds * n, 15), np.int32)
+    capacity = np.zeros((worlds * n, 2), np.int32)
+    share = np.zeros(worlds * n, np.float64)
+    path = np.full((worlds * n, depth + 1), -1, np.int32)
+    cdef int[:, ::1] path_v = path
+    cdef double[:, ::1] pay_v = payoff_arr
+    cdef long long[:, ::1] leaf_v = leaf_arr
+    cdef float[:, ::1] tok_v = tokens
+    cdef long long[::1] off_v = offsets
+    cdef int[::1] role_v = role
+    cdef int[:, ::1] unseen_v = unseen_arr
+    cdef int[:, ::1] cap_v = capacity
+    cdef double[::1] share_v = share
+    buf = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
+    ids = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    xseat = <int32_t*>malloc((depth + 1) * sizeof(int32_t))
+    xact = <int32_t*>malloc((depth + 1) * sizeof(int32_t))
+    try:
+        if buf == NULL or ids == NULL or xseat == NULL or xact == NULL:
+            raise MemoryError()
+        for k in range(n):
+            ids[k] = moves[k]
+        with nogil:
+            for w in range(skip + worlds):
+                if deal_world(&root, seat, landlord, loose, packed_count(loose), lord_keeps,
+                              &rng, cards):
+                    break
+                if w < skip:
+                    continue
+                for k in range(n):
+                    s = root
+                    apply_action(&s, ids[k])
+                    xseat[0] = seat
+                    xact[0] = ids[k]
+                    nx = 1
+                    rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
+                        ^ (<uint64_t>ids[k] * 0x9FB21C651E98DF25ULL)
+                    for d in range(depth):
+                        if s.winner >= 0:
+                            break
+                        xseat[nx] = s.turn
+                        nl = legal_actions(&s, buf)
+                        xact[nx] = buf[policy(&s, buf, nl, &rollout_rng)]
+                        apply_action(&s, xact[nx])
+                        nx += 1
+                    if s.winner >= 0:
+                        pay_v[w - skip, k] = payoff(&s, seat)
+                        continue
+                    leaf_view(&root_view, &s, nx, xseat, xact, stake, &v)
+                    T = view_tokens(&v)
+                    write_state(&v, &tok_v[rows, 0])
+                    rows += T
+                    off_v[L + 1] = rows
+                    role_v[L] = view_role(&v)
+                    write_unseen(&v, &unseen_v[L, 0])
+                    cap_v[L, 0] = v.cards_left[(v.seat + 1) % 3]
+                    cap_v[L, 1] = v.cards_left[(v.seat + 2) % 3]
+                    share_v[L] = seat_share(&s, s.turn, seat)
+                    for i in range(nx):
+                        path_v[L, i] = xact[i]
+                    leaf_v[w - skip, k] = L
+                    L += 1
+            else:
+                w = skip + worlds
+        if w < skip + worlds:
+            raise ValueError("too few unseen cards for the hidden seats' hand sizes")
+        return {"payoff": payoff_arr, "leaf": leaf_arr, "state_tokens": tokens[:rows],
+                "token_offsets": offsets[:L + 1], "role": role[:L], "unseen": unseen_arr[:L],
+                "capacity": capacity[:L], "share": share[:L], "path": path[:L]}
+    finally:
+        free(buf)
+        free(ids)
+        free(xseat)
+        free(xact)

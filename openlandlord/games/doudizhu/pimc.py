@@ -8,6 +8,8 @@ bidder and the play by the rollout policy, and a word scores the seat's mean fin
 `pimc:bid=rule` takes the rule bot's bidding instead (`DouDizhuRuleBot.bid_scores`)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...errors import UserError
 
 OBJECTIVES = ("levels",)
@@ -140,6 +142,31 @@ class Decision:
                                  solve)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+    def leaf(self, which, skip: int, worlds: int, rollout: str, seed: int, depth: int, student):
+        """`search`'s worlds and rollouts, cut `depth` moves after the candidate: a world
+        that has not ended there scores the value head of `student` (a NativeStudent) at the
+        seat to move, as that seat's payoff (value x value_scale) turned into this seat's
+        (`seat_share`: zero-sum, by the seats' stakes). Mean per move of `which`."""
+        from . import _pimc as native
+        o = self.obs
+        try:
+            out = native.leaf_inputs(o, self.hand, o.seat, o.landlord, o.cards_left, self.plays,
+                                     self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
+                                     self.base, self.factor, self.unseen, self.lord_keeps,
+                                     [self.moves[k] for k in which], skip, worlds, rollout, seed,
+                                     depth)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+        scores = out["payoff"]
+        at = out["leaf"] >= 0
+        if at.any():
+            value = student.values(out["state_tokens"], out["token_offsets"], out["role"],
+                                   out["unseen"], out["capacity"])
+            payoff = value.astype(np.float64) * student.config.value_scale * out["share"]
+            scores = scores.copy()
+            scores[at] = payoff[out["leaf"][at]]
+        return scores.mean(axis=0)
 
 
 _RANK = {ch: r for r, ch in enumerate("3456789TJQKA2BR")}
