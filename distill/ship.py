@@ -10,9 +10,10 @@ The recipe (the reference study's is one mix round of 500 deals):
    then `train` a new student on the union of all datasets so far (OUT/data holds them);
 4. `eval` the last student on the dev deal set against `rule`, `rlcard` and the teacher
    (mirrored seats, paired bootstrap CIs, appended to the ledger);
-   (a recipe with a bidding round first fine-tunes the last student on teacher deals of
-   every bidding flow, and also plays its own bids against the rule bot's on each flow's
-   dev set; `--from DIR` starts there, from a shipped student, skipping steps 1-3);
+   (a recipe with a fine-tuning round first fine-tunes the last student on teacher deals of
+   every value of one game option: Dou Dizhu's bidding flows, where it also plays its own
+   bids against the rule bot's on each flow's dev set, and Shengji `tractor`'s trump ranks;
+   `--from DIR` starts there, from a shipped student, skipping steps 1-3);
 5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
 6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
@@ -58,15 +59,19 @@ class Recipe:
     options: tuple = ()    # game options every generate and eval takes, as (name, value)
                            # pairs (a flag given to ship wins)
     models: str = ""       # the shipped folder's name under data/models (default: the game)
-    # The bidding round (Dou Dizhu, issue 16): after the mix rounds, the teacher plays
-    # `bid_flows` ((bidding flow, deals), ...) into OUT/data-bids/FLOW, and the last student
-    # is fine-tuned on them (`train --set init=LAST`, `bid_epochs`, `bid_set`) into
-    # OUT/student-bids, the shipped one. `bid_dev` / `bid_final` ((flow, eval arguments), ...):
-    # it plays its own bids against its `,bid=rule` twin on those deals (the final ones only
-    # with --final-deal-set).
-    bid_flows: tuple = ()
-    bid_epochs: int = 0
-    bid_set: tuple = ()
+    # The fine-tuning round over one game option (Dou Dizhu's bidding flows, issue 16; Shengji
+    # `tractor`'s trump ranks, issue 18): after the mix rounds, the teacher plays
+    # `fine_values` ((value of the option `fine_option`, deals), ...) into
+    # OUT/data-NAME/VALUE (NAME = `fine_name`), and the last student is fine-tuned on them
+    # (`train --set init=LAST`, `fine_epochs`, `fine_set`) into OUT/student-NAME, the shipped
+    # one; results.json records the round under NAME. `bid_dev` / `bid_final` ((flow, eval
+    # arguments), ...): it plays its own bids against its `,bid=rule` twin on those deals (the
+    # final ones only with --final-deal-set).
+    fine_option: str = "bidding"
+    fine_name: str = "bids"
+    fine_values: tuple = ()
+    fine_epochs: int = 0
+    fine_set: tuple = ()
     bid_dev: tuple = ()
     bid_final: tuple = ()
 
@@ -173,7 +178,7 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
     earlier ship from this OUT (say, the committed student) is replaced only with `force`.
-    `from_dir`: start the bidding round from that student (no teacher or mix rounds)."""
+    `from_dir`: start the fine-tuning round from that student (no teacher or mix rounds)."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
             dry_run, options, force, from_dir)
     if dry_run:
@@ -218,13 +223,14 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     rounds = _round_dirs(out_dir, len(mix_deals))
     final = rounds[-1][1] if rounds else first
     if from_dir is not None:
-        if not recipe.bid_flows:
-            raise UserError(f"--from: the {game} recipe has no bidding round to start from a student")
+        if not recipe.fine_values:
+            raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
         from_dir = Path(from_dir).resolve()
         if not (from_dir / "config.json").is_file():
             raise UserError(f"--from {from_dir}: no student there (no config.json)")
     # The shipped copy must not land where a step writes (nor in the union dataset).
-    steps = [data, first, out_dir / "eval", out_dir / "data-bids", out_dir / "student-bids"] + \
+    steps = [data, first, out_dir / "eval", out_dir / f"data-{recipe.fine_name}",
+             out_dir / f"student-{recipe.fine_name}"] + \
         [student for _, student in rounds]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
@@ -244,12 +250,12 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
-    # the bidding round's flow k the seed SEED + ROUNDS + 1 + k; every training uses seed
+    # the fine-tuning round's value k the seed SEED + ROUNDS + 1 + k; every training uses seed
     # SEED (initialization and batch order); evals use seed 0.
     seeds = {"teacher_deals": seed, "mix_deals": [seed + r for r in range(1, len(rounds) + 1)],
              "train": seed, "eval": 0}
-    if recipe.bid_flows:
-        seeds["bid_deals"] = [seed + len(rounds) + 1 + k for k in range(len(recipe.bid_flows))]
+    if recipe.fine_values:
+        seeds["fine_deals"] = [seed + len(rounds) + 1 + k for k in range(len(recipe.fine_values))]
 
     teacher_data = data / "teacher"
     # Game options (`--bidding`, `--rules`) given to ship go to every generate and eval.
@@ -259,9 +265,9 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         final, round_info = _rounds(run, game, recipe, flags, teacher_data, data, first, rounds,
                                     mix_deals, epochs, seed, workers)
     bids = None
-    if recipe.bid_flows:
-        final, bids = _bid_round(run, game, recipe, out_dir, from_dir or final, seeds["bid_deals"],
-                                 seed, workers, dry_run)
+    if recipe.fine_values:
+        final, bids = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
+                                  seeds["fine_deals"], seed, workers, dry_run)
     evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
     if dry_run:
         return None
@@ -284,7 +290,7 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         "work_dir": _arg(out_dir),
     }
     if bids is not None:
-        results["bids"] = bids
+        results[recipe.fine_name] = bids
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
     if ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
@@ -326,21 +332,25 @@ def _rounds(run, game, recipe, flags, teacher_data, data, first, rounds, mix_dea
     return previous, round_info
 
 
-def _bid_round(run, game, recipe, out_dir, start, bid_seeds, seed, workers, dry_run):
-    """The bidding round: the teacher's deals of every bidding flow, then `start` fine-tuned
-    on them. Returns the new student and the round's record (with the results.json of the
-    student it started from, when that is a shipped one)."""
-    bid_data = out_dir / "data-bids"
-    for (flow, deals), flow_seed in zip(recipe.bid_flows, bid_seeds):
-        path = bid_data / flow
-        run.step(f"generate-bids-{flow}", _cli("generate", "--game", game, "--bidding", flow,
-                                               "--teacher", recipe.teacher, "--deals", deals,
-                                               "--out", path, "--workers", workers, "--seed", flow_seed),
+def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, workers, dry_run):
+    """The fine-tuning round: the teacher's deals of every value of the recipe's
+    `fine_option`, then `start` fine-tuned on them. Returns the new student and the round's
+    record (with the results.json of the student it started from, when that is a shipped one)."""
+    name = recipe.fine_name
+    flag = game_spec(game).option(recipe.fine_option).flag
+    # The round's own option replaces that option among the game flags (if given to ship).
+    kept = [x for pair in zip(flags[::2], flags[1::2]) if pair[0] != flag for x in pair]
+    bid_data = out_dir / f"data-{name}"
+    for (value, deals), value_seed in zip(recipe.fine_values, value_seeds):
+        path = bid_data / value
+        run.step(f"generate-{name}-{value}", _cli("generate", "--game", game, *kept, flag, value,
+                                                  "--teacher", recipe.teacher, "--deals", deals,
+                                                  "--out", path, "--workers", workers, "--seed", value_seed),
                  (path / "manifest.json").exists())
-    student = out_dir / "student-bids"
+    student = out_dir / f"student-{name}"
     # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
     # the ship (which may replace the folder it started from) still names the right one.
-    parent_path = out_dir / "bids-parent.json"
+    parent_path = out_dir / f"{name}-parent.json"
     if parent_path.exists():
         parent = json.loads(parent_path.read_text())
     else:
@@ -352,13 +362,14 @@ def _bid_round(run, game, recipe, out_dir, start, bid_seeds, seed, workers, dry_
             parent["results"] = json.loads((start / "results.json").read_text())
         if not dry_run:
             artefacts.write_json(parent_path, parent, indent=1, sort_keys=True)
-    run.step("train-bids", *_train_command(bid_data, student, recipe.bid_epochs, seed,
-                                           recipe.train_set + (f"init={_arg(start)}",) + recipe.bid_set))
-    record = {"from": _arg(start), "flows": [list(f) for f in recipe.bid_flows],
-              "epochs": recipe.bid_epochs, "set": list(recipe.bid_set), "student": _arg(student),
+    run.step(f"train-{name}", *_train_command(bid_data, student, recipe.fine_epochs, seed,
+                                              recipe.train_set + (f"init={_arg(start)}",) + recipe.fine_set))
+    record = {"from": _arg(start), "option": recipe.fine_option,
+              "values": [list(f) for f in recipe.fine_values],
+              "epochs": recipe.fine_epochs, "set": list(recipe.fine_set), "student": _arg(student),
               "parent": parent,
-              "datasets": {flow: _dataset_counts(bid_data / flow) for flow, _ in recipe.bid_flows
-                           if (bid_data / flow / "manifest.json").exists()}}
+              "datasets": {value: _dataset_counts(bid_data / value) for value, _ in recipe.fine_values
+                           if (bid_data / value / "manifest.json").exists()}}
     return student, record
 
 
@@ -425,7 +436,8 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--force", action="store_true",
                    help="replace a --ship folder that holds a student this run did not ship")
     p.add_argument("--from", dest="from_dir", default=None,
-                   help="start the recipe's bidding round from this student (a shipped one: "
+                   help="start the recipe's fine-tuning round (Dou Dizhu's bidding flows, "
+                        "Shengji tractor's trump ranks) from this student (a shipped one: "
                         "no teacher or mix rounds; default: the last mix round's student)")
     args = p.parse_args(argv)
     given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}

@@ -55,7 +55,7 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     assert f"init={out / 'student'}" in commands[6] and "--data " + str(out / "data-bids") in commands[6]
     bids = results["bids"]
     assert bids["from"] == str(out / "student") and bids["student"] == str(out / "student-bids")
-    assert {flow: d["counts"]["deals"] for flow, d in bids["datasets"].items()} == dict(recipe.bid_flows)
+    assert {flow: d["counts"]["deals"] for flow, d in bids["datasets"].items()} == dict(recipe.fine_values)
     assert json.loads((shipped / "config.json").read_text()) == json.loads((out / "student-bids" / "config.json").read_text())
     for flow, _ in recipe.bid_dev:
         figures = results["eval"]["dev"][f"bids-{flow}"]
@@ -85,8 +85,23 @@ def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, cap
     assert f"init={shipped}" in commands[2] and not (tmp_path / "b").exists()
     with pytest.raises(UserError, match="no student there"):
         ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
-    with pytest.raises(UserError, match="no bidding round"):
-        ship.ship("shengji", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped))
+    with pytest.raises(UserError, match="no fine-tuning round"):
+        ship.ship("shengji", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped),
+                  options={"rules": "classic"})
+
+
+def test_shengji_from_a_shipped_student_runs_the_every_rank_round(tmp_path, capsys):
+    """Shengji `tractor`'s round is over trump ranks: the teacher's deals at `--trump-rank
+    any`, then the fine-tune from DIR (issue 18's generalist)."""
+    shipped = ship.ROOT / "data" / "models" / "shengji"
+    assert ship.ship("shengji", str(tmp_path / "a"), None, quick=True, dry_run=True,
+                     from_dir=str(shipped)) is None
+    commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+    assert [c.split()[1] for c in commands] == ["generate", "train", "eval"]
+    assert "--trump-rank any" in commands[0] and f"--out {tmp_path / 'a' / 'data-allranks' / 'any'}" in commands[0]
+    assert f"init={ship._arg(shipped)}" in commands[1] and commands[1].endswith("--set lr=0.0005")
+    assert f"--agent student:{tmp_path / 'a' / 'student-allranks'}" in commands[2]
+    assert "--trump-rank" not in commands[2]
 
 
 def test_an_interrupted_training_is_resumed(quick, tmp_path):
@@ -118,7 +133,7 @@ def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
     assert ship.main(["--out", str(tmp_path / "a"), "--dry-run", "--mix-deals", "500,1000",
                       "--epochs", "6,12,6"]) == 0
     commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-    flows = ship.RECIPES["doudizhu"].bid_flows
+    flows = ship.RECIPES["doudizhu"].fine_values
     assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + \
         ["generate"] * len(flows) + ["train"] + ["eval"] * 5
     assert f"--mix student:{tmp_path / 'a' / 'student'}:0.5" in commands[4]
@@ -137,10 +152,13 @@ def test_shengji_quick_pipeline_without_mix_rounds_ships_the_first_student(tmp_p
     results = json.loads((out / "shipped" / "results.json").read_text())
     assert results["game"] == "shengji" and results["rounds"] == []
     commands = [line[2:] for line in proc.stdout.splitlines() if line.startswith("$ ")]
-    assert [c.split()[1] for c in commands] == ["generate", "train", "eval"]
-    assert "objective=points" in commands[0]
-    assert f"--agent student:{out / 'student-1'}" in commands[-1]
+    assert [c.split()[1] for c in commands] == ["generate", "train", "generate", "train", "eval"]
+    assert "objective=points" in commands[0] and "--trump-rank" not in commands[0]
+    assert "--trump-rank any" in commands[2] and f"init={out / 'student-1'}" in commands[3]
+    assert f"--agent student:{out / 'student-allranks'}" in commands[-1]
     assert results["eval"]["dev"]["rule:expert"]["games"] == 2     # 1 deal, teams swapped
+    assert results["allranks"]["option"] == "trump_rank" and results["allranks"]["values"] == [["any", 2]]
+    assert results["allranks"]["datasets"]["any"]["counts"]["deals"] == 2
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "shengji"])
@@ -164,7 +182,7 @@ def test_shipped_student_scores_a_real_position(game):
 def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypatch, capsys):
     """A recipe's final_set (the last round student's own training settings) is passed to the
     last mix round's training only; with no mix round, the first student is the last. A
-    bidding round after it (the fine-tune) takes its own bid_set, not final_set."""
+    bidding round after it (the fine-tune) takes its own fine_set, not final_set."""
     import dataclasses
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
     monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
@@ -177,7 +195,7 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
                      epochs=(1,)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 2 and trains[0].endswith("--set lr=0.002") and "lr=0.002" not in trains[1]
-    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(recipe, bid_flows=()))
+    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(recipe, fine_values=()))
     assert ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, dry_run=True) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 2 and trains[1].endswith("--set lr=0.002")

@@ -51,8 +51,8 @@ class DoudizhuSpec(BaseSpec):
                        opponents=("rule", "rlcard", "pimc"), train_set=(), final_set=("lr=0.002",),
                        # The bidding round (issue 16, docs/models.md): the teacher's deals of
                        # every flow, the round-3 student fine-tuned on them.
-                       bid_flows=(("call-rob", 4000), ("points", 4000), ("none", 1000)),
-                       bid_epochs=3, bid_set=("lr=0.0005", "warmup_steps=50"),
+                       fine_values=(("call-rob", 4000), ("points", 4000), ("none", 1000)),
+                       fine_epochs=3, fine_set=("lr=0.0005", "warmup_steps=50"),
                        bid_dev=(("call-rob", ("--deal-set", "doudizhu-callrob-dev-3000")),
                                 ("points", ("--deal-set", "doudizhu-points-dev-3000"))),
                        bid_final=(("call-rob", ("--deal-set", "doudizhu-callrob-test-20000")),
@@ -62,8 +62,8 @@ class DoudizhuSpec(BaseSpec):
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
                              train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
                                         "batch_size=32"),
-                             bid_flows=(("call-rob", 3), ("points", 2)), bid_epochs=1,
-                             bid_set=("lr=0.0005",),
+                             fine_values=(("call-rob", 3), ("points", 2)), fine_epochs=1,
+                             fine_set=("lr=0.0005",),
                              bid_dev=(("call-rob", ("--deals", "2")), ("points", ("--deals", "1"))),
                              bid_final=(("call-rob", ("--deals", "1")),))
 

@@ -78,15 +78,23 @@ class ShengjiSpec(BaseSpec):
     # student trains 8 epochs at 2e-3 (dev +7.3 points against +6.2 for 4 at 1e-3, round 1);
     # round 2 (its mix moves chosen by round 1's student) took dev to +9.0 and test to +10.1
     # (docs/models.md).
+    # Then the every-rank round (issue 18): 800 teacher deals at `--trump-rank any`, and the
+    # round-2 student fine-tuned on them alone (4 epochs at 5e-4; 300 such deals took dev,
+    # every rank, from +6.7 to +9.4 points a deal against rule:expert, docs/models.md). The
+    # dev set is the every-rank one: the shipped student is the generalist.
     ship_recipe = dict(teacher="pimc:objective=points,worlds=64", deals=1200, mix_deals=(1500, 1500),
-                       mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-dev-200"],
+                       mix_fraction=0.5, epochs=(6, 8, 8), dev=["--deal-set", "shengji-allranks-dev-260"],
                        opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
-                       round_set=("lr=0.002",))
+                       round_set=("lr=0.002",), fine_option="trump_rank", fine_name="allranks",
+                       fine_values=(("any", 800),), fine_epochs=4,
+                       fine_set=("lr=0.0005", "warmup_steps=50"))
     ship_quick_recipe = dict(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
                              mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
                              opponents=("rule:expert",),
                              train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
-                                        "batch_size=32"))
+                                        "batch_size=32"),
+                             fine_option="trump_rank", fine_name="allranks",
+                             fine_values=(("any", 2),), fine_epochs=1, fine_set=("lr=0.0005",))
 
     # The full game (`--rules classic`): a generalist over every trump rank (and no trump,
     # which declarations bring), its own dev set, shipped to data/models/shengji-classic.
@@ -100,6 +108,7 @@ class ShengjiSpec(BaseSpec):
                                options=(("rules", "classic"), ("trump_rank", "any")),
                                models="shengji-classic")
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
+                                     fine_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
                                      models="shengji-classic")
 
