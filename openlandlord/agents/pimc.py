@@ -237,17 +237,18 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
                      depth=option(spec, "depth", DEFAULT_DEPTH, int, low=0, high=MAX_DEPTH))
 
 
-def bench(deals: int = 5, spec: str = "pimc") -> dict:
-    """CPU milliseconds per searched decision, per game: `spec` plays the agent's seats of the
-    first mirrored seating (Dou Dizhu seat 0, Shengji seats 0 and 2) of `deals` deals against
-    the expert rule bots; forced moves are not counted (they are not searched)."""
+def bench(deals: int = 5, spec: str = "pimc", games: tuple | None = None) -> dict:
+    """CPU milliseconds per searched decision, per game (`games`, default all): `spec` plays
+    the agent's seats of the first mirrored seating (Dou Dizhu seat 0, Shengji seats 0 and 2)
+    of `deals` deals against the expert rule bots; forced moves are not counted (they are not
+    searched)."""
     import time
 
     from . import make
     from .loop import answer, decisions, drive
     from ..games import GAMES
     out = {}
-    for game_name in GAMES:
+    for game_name in games or GAMES:
         game = game_spec(game_name)
         agent, other = make(spec, 1), make("rule:expert", 2)
         spent, searched = 0.0, 0
@@ -278,8 +279,15 @@ def main(argv=None) -> int:
                                      "PIMC teacher, per game (one core)")
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--spec", default="pimc")
+    parser.add_argument("--game", default=None, help="one game (default: every game)")
     args = parser.parse_args(argv)
-    for game, r in bench(args.deals, args.spec).items():
+    try:
+        results = bench(args.deals, args.spec, (args.game,) if args.game else None)
+    except UserError as exc:
+        import sys
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for game, r in results.items():
         print(f"{args.spec} {game}: {r['ms_per_decision']:.2f} ms CPU per searched decision "
               f"({r['decisions']} decisions, {args.deals} deals)")
     return 0
