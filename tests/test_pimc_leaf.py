@@ -130,3 +130,14 @@ def test_leaf_refuses_a_shengji_decision():
     obs, legal = g.observation(g.current_seat), g.legal_moves()
     with pytest.raises(UserError, match="Dou Dizhu"):
         agent.scores(obs, legal)
+
+
+def test_value_check_reports_each_head():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from distill.valuecheck import value_check
+    out = value_check([STUDENT], STUDENT, deals=2, seed=5, rollouts=4)
+    head = out["heads"][STUDENT]
+    assert out["decisions"] > 20 and -1 <= head["corr"] <= 1 and head["mse"] >= 0
+    assert 0 < out["rollouts"]["decisions"] < out["decisions"]

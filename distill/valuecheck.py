@@ -1,0 +1,88 @@
+"""How much a student's value head knows: at every decision of seeded Dou Dizhu deals played
+out by one student on every seat (argmax moves, bidding none), each value head's estimate of
+the seat's payoff (value x value_scale) against the payoff the seat got.
+
+    python -m distill.valuecheck STUDENT_DIR ... [--players DIR] [--deals N] [--seed S] [--rollouts W]
+
+Prints one JSON line: the decisions, the variance of the payoffs and, per value head, its
+correlation with them, its mean squared error, its mean, and the least-squares slope of the
+payoffs on it (1 for a calibrated head, below 1 for an overconfident one). `--rollouts W`
+adds the same figures for the PIMC teacher's estimate of the move played (W worlds of native
+rule rollouts from the seat's view, "rollouts"), where the seat had more than one move. The check behind
+`pimc:leaf=student:DIR` (docs/pimc.md, "Leaf values"). Deal seeds S.. are training seeds."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+
+def _figures(v: np.ndarray, real: np.ndarray) -> dict:
+    return {"decisions": len(v), "corr": float(np.corrcoef(v, real)[0, 1]),
+            "mse": float(np.mean((v - real) ** 2)), "mean": float(v.mean()),
+            "slope": float(np.cov(v, real)[0, 1] / v.var())}
+
+
+def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20000,
+                rollouts: int = 0) -> dict:
+    from openlandlord.features import featurize
+    from openlandlord.games.doudizhu import Game
+    from openlandlord.games.doudizhu.pimc import Decision
+    from openlandlord.model.native import NativeStudent
+
+    mover = NativeStudent(players)
+    nets = {d: NativeStudent(d) for d in heads}
+    estimates: dict = {d: [] for d in heads}
+    payoffs: list = []
+    searched: list = []       # (rollout estimate, index into payoffs)
+    for k in range(deals):
+        g = Game.new(seed + k)
+        seats = []
+        while not g.done:
+            obs, legal = g.observation(g.current_seat), g.legal_moves()
+            sample = featurize(obs, legal)
+            for d, net in nets.items():
+                estimates[d].append(float(net.forward(sample)["value"]) * net.config.value_scale)
+            move = int(np.argmax(mover.forward(sample)["logits"]))
+            if rollouts and len(legal) > 1:
+                searched.append((Decision(obs, legal).search([move], 0, rollouts, "rule",
+                                                             seed + k)[0], len(payoffs) + len(seats)))
+            seats.append(obs.seat)
+            g.play(legal[move])
+        got = g.payoffs()
+        payoffs += [got[s] for s in seats]
+    real = np.array(payoffs, float)
+    out = {"deals": deals, "seed": seed, "players": players, "decisions": len(real),
+           "payoff_var": float(real.var()), "heads": {}}
+    for d, values in estimates.items():
+        out["heads"][d] = _figures(np.array(values), real)
+    if searched:
+        at = np.array([i for _, i in searched])
+        out["rollouts"] = {"worlds": rollouts, **_figures(np.array([e for e, _ in searched]), real[at])}
+        out["heads_where_searched"] = {d: _figures(np.array(values)[at], real[at])
+                                       for d, values in estimates.items()}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("heads", nargs="+", help="student directories whose value heads are checked")
+    p.add_argument("--players", default=None, help="the student that plays (default: the first)")
+    p.add_argument("--deals", type=int, default=300)
+    p.add_argument("--seed", type=int, default=20000)
+    p.add_argument("--rollouts", type=int, default=0, help="worlds of the teacher's estimate (0: none)")
+    args = p.parse_args(argv)
+    from openlandlord.errors import UserError
+    try:
+        print(json.dumps(value_check(args.heads, args.players or args.heads[0], args.deals, args.seed,
+                                     args.rollouts)))
+    except UserError as exc:
+        import sys
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
