@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -74,6 +75,23 @@ class Recipe:
     fine_set: tuple = ()
     bid_dev: tuple = ()
     bid_final: tuple = ()
+    # Iterated distillation (issue 19, lever 3): after the fine-tuning round (or the last mix
+    # round), at most `generations` generations. Generation K: the teacher
+    # (`generation_teacher`, default `teacher`; "{student}" in it becomes the previous
+    # student's path, so that student can guide the search) plays `generation_values`
+    # ((value of `fine_option`, deals), ...) into OUT/data-gen-K/VALUE while the previous
+    # student chooses `mix_fraction` of the moves; the previous student is fine-tuned
+    # (`generation_epochs`, `generation_set`) on the union of the fine-tuning round's data
+    # and every generation's so far (OUT/union-gen-K, links) into OUT/student-gen-K; then it
+    # plays the previous student on `generation_dev` (mirrored, CIs). The loop stops at the
+    # first generation whose CI (card points in Shengji, else score) does not lie above zero,
+    # and ships the one before it.
+    generations: int = 0
+    generation_values: tuple = ()
+    generation_epochs: int = 0
+    generation_set: tuple = ()
+    generation_teacher: str = ""
+    generation_dev: tuple = ()
 
 
 # Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
@@ -174,13 +192,14 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
          mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False, options: dict | None = None, force: bool = False,
-         from_dir: str | None = None) -> dict | None:
+         from_dir: str | None = None, generations: int | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
     earlier ship from this OUT (say, the committed student) is replaced only with `force`.
-    `from_dir`: start the fine-tuning round from that student (no teacher or mix rounds)."""
+    `from_dir`: start the fine-tuning round from that student (no teacher or mix rounds).
+    `generations`: the most generations of iterated distillation (default: the recipe's)."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-            dry_run, options, force, from_dir)
+            dry_run, options, force, from_dir, generations)
     if dry_run:
         return _ship(*args)
     with artefacts.exclusive(Path(out).resolve(), "--out"):
@@ -206,7 +225,7 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 
 
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-          dry_run, options, force, from_dir) -> dict | None:
+          dry_run, options, force, from_dir, generations=None) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -222,6 +241,10 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     data, first = out_dir / "data", out_dir / "student-1"
     rounds = _round_dirs(out_dir, len(mix_deals))
     final = rounds[-1][1] if rounds else first
+    if generations is not None and generations < 0:
+        raise UserError(f"--generations needs 0 or more, got {generations}")
+    if generations and not recipe.generation_values:
+        raise UserError(f"--generations: the {game} recipe has no iterated-distillation loop")
     if from_dir is not None:
         if not recipe.fine_values:
             raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
@@ -232,21 +255,26 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     steps = [data, first, out_dir / "eval", out_dir / f"data-{recipe.fine_name}",
              out_dir / f"student-{recipe.fine_name}"] + \
         [student for _, student in rounds]
+    steps += [out_dir / f"{kind}-gen-{k}" for kind in ("data", "union", "student")
+              for k in range(1, max(recipe.generations, generations or 0) + 1)]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
     ledger = ledger or str(out_dir / "ledger.jsonl" if quick else ROOT / "data" / "runs" / "ledger.jsonl")
     if dry_run:
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
-                      mix_deals, epochs, True, options, data, first, rounds, final, from_dir)
+                      mix_deals, epochs, True, options, data, first, rounds, final, from_dir,
+                      generations)
     with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
-                      mix_deals, epochs, False, options, data, first, rounds, final, from_dir)
+                      mix_deals, epochs, False, options, data, first, rounds, final, from_dir,
+                      generations)
 
 
 def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
-           epochs, dry_run, options, data, first, rounds, final, from_dir=None) -> dict | None:
+           epochs, dry_run, options, data, first, rounds, final, from_dir=None,
+           generations=None) -> dict | None:
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
@@ -268,6 +296,13 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     if recipe.fine_values:
         final, bids = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
                                   seeds["fine_deals"], seed, workers, dry_run)
+    limit = recipe.generations if generations is None else generations
+    loop = None
+    if limit and recipe.generation_values:
+        first_gen = seed + len(rounds) + 1 + len(recipe.fine_values)
+        seeds["generation_deals"] = [first_gen + k for k in range(limit * len(recipe.generation_values))]
+        final, loop = _generations(run, game, recipe, flags, out_dir, final, seeds["generation_deals"],
+                                   seed, workers, ledger, limit, dry_run)
     evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
     if dry_run:
         return None
@@ -291,6 +326,8 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     }
     if bids is not None:
         results[recipe.fine_name] = bids
+    if loop is not None:
+        results["generations"] = loop
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
     if ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
@@ -337,16 +374,9 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
     `fine_option`, then `start` fine-tuned on them. Returns the new student and the round's
     record (with the results.json of the student it started from, when that is a shipped one)."""
     name = recipe.fine_name
-    flag = game_spec(game).option(recipe.fine_option).flag
-    # The round's own option replaces that option among the game flags (if given to ship).
-    kept = [x for pair in zip(flags[::2], flags[1::2]) if pair[0] != flag for x in pair]
     bid_data = out_dir / f"data-{name}"
-    for (value, deals), value_seed in zip(recipe.fine_values, value_seeds):
-        path = bid_data / value
-        run.step(f"generate-{name}-{value}", _cli("generate", "--game", game, *kept, flag, value,
-                                                  "--teacher", recipe.teacher, "--deals", deals,
-                                                  "--out", path, "--workers", workers, "--seed", value_seed),
-                 (path / "manifest.json").exists())
+    _generate_values(run, game, recipe, flags, bid_data, recipe.fine_values, value_seeds,
+                     recipe.teacher, workers, name)
     student = out_dir / f"student-{name}"
     # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
     # the ship (which may replace the folder it started from) still names the right one.
@@ -371,6 +401,124 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
               "datasets": {value: _dataset_counts(bid_data / value) for value, _ in recipe.fine_values
                            if (bid_data / value / "manifest.json").exists()}}
     return student, record
+
+
+def _generate_values(run, game, recipe, flags, data_dir, values, seeds, teacher, workers, label,
+                     mix: str | None = None) -> None:
+    """The teacher's deals of each (value of the recipe's `fine_option`, deals) into
+    data_dir/VALUE; the round's own option replaces that option among the game flags."""
+    flag = game_spec(game).option(recipe.fine_option).flag
+    kept = [x for pair in zip(flags[::2], flags[1::2]) if pair[0] != flag for x in pair]
+    for (value, deals), value_seed in zip(values, seeds):
+        path = data_dir / value
+        run.step(f"generate-{label}-{value}",
+                 _cli("generate", "--game", game, *kept, flag, value, "--teacher", teacher,
+                      "--deals", deals, *(["--mix", mix] if mix else []), "--out", path,
+                      "--workers", workers, "--seed", value_seed),
+                 (path / "manifest.json").exists())
+
+
+def _beats(figures: dict) -> bool:
+    """Whether an eval's CI lies above zero: card points where the game has them (Shengji),
+    else the score."""
+    ci = figures.get("mean_points_ci95") or figures["mean_score_ci95"]
+    return ci[0] > 0
+
+
+def _generations(run, game, recipe, flags, out_dir, start, seeds, seed, workers, ledger,
+                 limit, dry_run):
+    """Iterated distillation (Recipe.generations): returns the student to ship and the
+    loop's record (every generation, why it stopped, the plot)."""
+    previous, done, record = start, [], {"max": limit, "start": _arg(start)}
+    per = len(recipe.generation_values)
+    for k in range(1, limit + 1):
+        data = out_dir / f"data-gen-{k}"
+        teacher = (recipe.generation_teacher or recipe.teacher).replace("{student}", _arg(previous))
+        mix = f"student:{_arg(previous)}:{recipe.mix_fraction}"
+        _generate_values(run, game, recipe, flags, data, recipe.generation_values,
+                         seeds[(k - 1) * per:k * per], teacher, workers, f"gen-{k}", mix)
+        # The union: the fine-tuning round's datasets and every generation's so far, linked.
+        union = out_dir / f"union-gen-{k}"
+        if not dry_run:
+            union.mkdir(exist_ok=True)
+            parts = [(f"{recipe.fine_name}-{v}", out_dir / f"data-{recipe.fine_name}" / v)
+                     for v, _ in recipe.fine_values]
+            parts += [(f"gen-{j}-{v}", out_dir / f"data-gen-{j}" / v)
+                      for j in range(1, k + 1) for v, _ in recipe.generation_values]
+            for link, target in parts:
+                if (target / "manifest.json").exists() and not (union / link).exists():
+                    (union / link).symlink_to(os.path.relpath(target, union))
+        student = out_dir / f"student-gen-{k}"
+        run.step(f"train-gen-{k}", *_train_command(union, student, recipe.generation_epochs, seed,
+                                                   recipe.train_set + (f"init={_arg(previous)}",)
+                                                   + recipe.generation_set))
+        path = out_dir / "eval" / student.name / "dev-previous.json"
+        if not dry_run:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        run.step(f"eval-gen-{k}-previous",
+                 _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
+                      "--opponent", f"student:{_arg(previous)}", *recipe.generation_dev,
+                      "--seed", 0, "--workers", workers, "--json", path,
+                      "--ledger", Path(ledger).resolve()),
+                 path.exists())
+        if dry_run:
+            previous = student
+            continue
+        figures = _figures(path)
+        entry = {"generation": k, "from": _arg(previous), "student": _arg(student),
+                 "teacher": teacher, "mix": mix, "data": _arg(data),
+                 "datasets": {v: _dataset_counts(data / v) for v, _ in recipe.generation_values},
+                 "vs_previous": figures, "beats_previous": _beats(figures)}
+        done.append(entry)
+        if not entry["beats_previous"]:
+            record["stopped"] = f"generation {k} did not beat generation {k - 1}"
+            break
+        previous = student
+    else:
+        record["stopped"] = f"the most generations ({limit})"
+    record["generations"] = done
+    record["shipped"] = _arg(previous)
+    if done and not dry_run:
+        record["plot"] = _arg(_plot_generations(out_dir / "generations.png", done))
+    return previous, record
+
+
+def _plot_generations(path: Path, done: list) -> Path | None:
+    """Strength by generation: each generation's summed head-to-head gains over generation 0,
+    with each step's 95% interval; None without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    key = "mean_points" if "mean_points" in done[0]["vs_previous"] else "mean_score"
+    level, xs, ys, lo, hi = 0.0, [0], [0.0], [0.0], [0.0]
+    for entry in done:
+        f = entry["vs_previous"]
+        xs.append(entry["generation"])
+        lo.append(level + f[f"{key}_ci95"][0])
+        hi.append(level + f[f"{key}_ci95"][1])
+        level += f[key]
+        ys.append(level)
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.plot(xs, ys, marker="o")
+    ax.vlines(xs, lo, hi, alpha=0.5)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("generation")
+    ax.set_ylabel(f"summed {key.replace('_', ' ')} vs the previous generation")
+    ax.set_title("iterated distillation: strength by generation")
+    fig.tight_layout()
+    artefacts.write_bytes(path, _png(fig))
+    plt.close(fig)
+    return path
+
+
+def _png(fig) -> bytes:
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
 
 
 def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run) -> dict:
@@ -435,6 +583,10 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--force", action="store_true",
                    help="replace a --ship folder that holds a student this run did not ship")
+    p.add_argument("--generations", type=int, default=None,
+                   help="the most generations of iterated distillation after the fine-tuning "
+                        "round (each fine-tuned on teacher deals half chosen by the last, and "
+                        "kept while it beats the last on the dev deals; default: the recipe's)")
     p.add_argument("--from", dest="from_dir", default=None,
                    help="start the recipe's fine-tuning round (Dou Dizhu's bidding flows, "
                         "Shengji tractor's trump ranks) from this student (a shipped one: "
@@ -449,6 +601,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
              epochs=args.epochs, dry_run=args.dry_run, force=args.force, from_dir=args.from_dir,
+             generations=args.generations,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

@@ -214,3 +214,41 @@ def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monke
     assert "lr=0.002" not in trains[0] and "wd=0.1" not in trains[0]
     assert trains[1].endswith("--set lr=0.002")
     assert trains[2].endswith("--set lr=0.002 --set wd=0.1")
+
+
+def test_generations_loop_keeps_each_generation_only_while_it_beats_the_last(quick, tmp_path):
+    """Iterated distillation (issue 19, lever 3) from the quick run's student: each
+    generation's deals are half chosen by the last one, its student is fine-tuned from the
+    last on the union (links to every dataset so far), and it plays the last on the dev
+    deals; the loop ships the last generation that beat its predecessor."""
+    out, _ = quick
+    work = tmp_path / "g"
+    results = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
+                        from_dir=str(out / "shipped"), generations=2)
+    loop = results["generations"]
+    assert loop["max"] == 2 and 1 <= len(loop["generations"]) <= 2
+    previous = str(work / "student-bids")
+    for entry in loop["generations"]:
+        k = entry["generation"]
+        assert entry["from"] == previous and entry["mix"] == f"student:{previous}:0.5"
+        assert entry["datasets"]["none"]["counts"]["deals"] == 2
+        assert entry["vs_previous"]["opponent"] == f"student:{previous}"
+        assert entry["beats_previous"] == (entry["vs_previous"]["mean_score_ci95"][0] > 0)
+        union = sorted(p.name for p in (work / f"union-gen-{k}").iterdir())
+        assert union == sorted(["bids-call-rob", "bids-points"] + [f"gen-{j}-none" for j in range(1, k + 1)])
+        if entry["beats_previous"]:
+            previous = entry["student"]
+    assert loop["shipped"] == previous
+    assert (work / "generations.png").is_file() and loop["plot"] == str(work / "generations.png")
+    shipped = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert shipped == json.loads((Path(previous) / "config.json").read_text())
+    assert all(f"student:{previous}" in c for c in results["commands"][-5:])
+    with pytest.raises(UserError, match="no iterated-distillation loop"):
+        ship.ship("shengji", str(tmp_path / "x"), None, quick=True, generations=1,
+                  options={"rules": "classic"})
+
+
+def test_beats_reads_points_in_shengji_and_the_score_elsewhere():
+    assert ship._beats({"mean_score_ci95": [0.1, 0.5]})
+    assert not ship._beats({"mean_score_ci95": [-0.1, 0.5]})
+    assert not ship._beats({"mean_score_ci95": [0.1, 0.5], "mean_points_ci95": [-2.0, 3.0]})

@@ -56,7 +56,13 @@ class DoudizhuSpec(BaseSpec):
                        bid_dev=(("call-rob", ("--deal-set", "doudizhu-callrob-dev-3000")),
                                 ("points", ("--deal-set", "doudizhu-points-dev-3000"))),
                        bid_final=(("call-rob", ("--deal-set", "doudizhu-callrob-test-20000")),
-                                  ("points", ("--deal-set", "doudizhu-points-test-6000"))))
+                                  ("points", ("--deal-set", "doudizhu-points-test-6000"))),
+                       # Iterated distillation (issue 19, lever 3; off unless --generations N):
+                       # each generation 4,000 teacher deals of the three flows, half the
+                       # moves by the last generation, 2 epochs on the union at 5e-4.
+                       generation_values=(("call-rob", 1000), ("points", 1000), ("none", 2000)),
+                       generation_epochs=2, generation_set=("lr=0.0005", "warmup_steps=50"),
+                       generation_dev=("--deal-set", "doudizhu-dev-300"))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
@@ -65,7 +71,9 @@ class DoudizhuSpec(BaseSpec):
                              fine_values=(("call-rob", 3), ("points", 2)), fine_epochs=1,
                              fine_set=("lr=0.0005",),
                              bid_dev=(("call-rob", ("--deals", "2")), ("points", ("--deals", "1"))),
-                             bid_final=(("call-rob", ("--deals", "1")),))
+                             bid_final=(("call-rob", ("--deals", "1")),),
+                             generation_values=(("none", 2),), generation_epochs=1,
+                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"))
 
     @property
     def observation_type(self):

@@ -87,14 +87,20 @@ class ShengjiSpec(BaseSpec):
                        opponents=("rule:expert", "pimc:objective=points,worlds=64"), train_set=(),
                        round_set=("lr=0.002",), fine_option="trump_rank", fine_name="allranks",
                        fine_values=(("any", 800),), fine_epochs=4,
-                       fine_set=("lr=0.0005", "warmup_steps=50"))
+                       fine_set=("lr=0.0005", "warmup_steps=50"),
+                       # Iterated distillation (issue 19, lever 3; off unless --generations N).
+                       generation_values=(("any", 400),), generation_epochs=3,
+                       generation_set=("lr=0.0005", "warmup_steps=50"),
+                       generation_dev=("--deal-set", "shengji-allranks-dev-260"))
     ship_quick_recipe = dict(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
                              mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
                              opponents=("rule:expert",),
                              train_set=("model.d_model=16", "model.ff=32", "model.layers=1",
                                         "batch_size=32"),
                              fine_option="trump_rank", fine_name="allranks",
-                             fine_values=(("any", 2),), fine_epochs=1, fine_set=("lr=0.0005",))
+                             fine_values=(("any", 2),), fine_epochs=1, fine_set=("lr=0.0005",),
+                             generation_values=(("any", 1),), generation_epochs=1,
+                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"))
 
     # The full game (`--rules classic`): a generalist over every trump rank (and no trump,
     # which declarations bring), its own dev set, shipped to data/models/shengji-classic.
@@ -108,7 +114,7 @@ class ShengjiSpec(BaseSpec):
                                options=(("rules", "classic"), ("trump_rank", "any")),
                                models="shengji-classic")
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
-                                     fine_values=(),
+                                     fine_values=(), generation_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
                                      models="shengji-classic")
 
