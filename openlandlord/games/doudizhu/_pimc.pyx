@@ -315,6 +315,12 @@ cdef double play_and_solve(PlayState* s, int seat, int cards, policy_fn policy, 
     return payoff(s, seat)
 
 
+cdef inline uint64_t move_rng(uint64_t seed, int world, int32_t move) noexcept nogil:
+    # The random stream of one move's rollout in one world: (seed, world, move) alone, so
+    # `search` and `leaf_inputs` play the same rollouts.
+    return seed ^ (<uint64_t>world * 0xA24BAED4963EE407ULL) ^ (<uint64_t>move * 0x9FB21C651E98DF25ULL)
+
+
 def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat,
            int to_beat_seat, int bombs, int rockets, int base_stake, seat_factor,
            uint64_t unseen, uint64_t lord_keeps, moves, int skip, int worlds,
@@ -388,8 +394,7 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
                 for k in range(n):
                     s = root
                     apply_action(&s, ids[k])
-                    rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
-                        ^ (<uint64_t>ids[k] * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = move_rng(seed, w, ids[k])
                     if solve:
                         total[k] += play_and_solve(&s, seat, solve, policy, &rollout_rng, buf,
                                                    &sv, &counts)
@@ -620,8 +625,7 @@ def search_bid(uint64_t hand, int seat, int flow, bids, int landlord, uint64_t k
                     for i in range(34, 37):
                         world_kitty += (<uint64_t>1) << (4 * cards[i])
                 for k in range(n):
-                    rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
-                        ^ (<uint64_t>(word_ids[k] + 1) * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = move_rng(seed, w, word_ids[k] + 1)
                     total[k] += bid_rollout(&b, seat, word_ids[k], dealt, world_kitty, lord,
                                             policy, &rollout_rng, buf, landlord_bias, fbias)
         return [total[k] / worlds for k in range(n)]
@@ -814,8 +818,7 @@ def leaf_inputs(obs, uint64_t hand, int seat, int landlord, cards_left, plays, i
                     xseat[0] = seat
                     xact[0] = ids[k]
                     nx = 1
-                    rollout_rng = seed ^ (<uint64_t>w * 0xA24BAED4963EE407ULL) \
-                        ^ (<uint64_t>ids[k] * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = move_rng(seed, w, ids[k])
                     for d in range(depth):
                         if s.winner >= 0:
                             break
