@@ -292,9 +292,9 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     if from_dir is None:
         final, round_info = _rounds(run, game, recipe, flags, teacher_data, data, first, rounds,
                                     mix_deals, epochs, seed, workers)
-    bids = None
+    fine = None
     if recipe.fine_values:
-        final, bids = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
+        final, fine = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
                                   seeds["fine_deals"], seed, workers, dry_run)
     limit = recipe.generations if generations is None else generations
     loop = None
@@ -310,7 +310,7 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     # Earlier rounds' students evaluated the same way (by this command when they were the
     # final one): the dev figures that chose how many rounds to ship.
     earlier = {student.name: {p.stem: _figures(p) for p in sorted((out_dir / "eval" / student.name).glob("*.json"))}
-               for _, student in (rounds if bids else rounds[:-1]) if (out_dir / "eval" / student.name).is_dir()}
+               for _, student in rounds if student != final and (out_dir / "eval" / student.name).is_dir()}
     config = json.loads((final / "config.json").read_text())
     results = {
         "game": game, "options": dict(options or {}), "quick": quick, "git_sha": provenance.git_sha(),
@@ -324,8 +324,8 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
         "work_dir": _arg(out_dir),
     }
-    if bids is not None:
-        results[recipe.fine_name] = bids
+    if fine is not None:
+        results[recipe.fine_name] = fine
     if loop is not None:
         results["generations"] = loop
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
@@ -374,8 +374,8 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
     `fine_option`, then `start` fine-tuned on them. Returns the new student and the round's
     record (with the results.json of the student it started from, when that is a shipped one)."""
     name = recipe.fine_name
-    bid_data = out_dir / f"data-{name}"
-    _generate_values(run, game, recipe, flags, bid_data, recipe.fine_values, value_seeds,
+    fine_data = out_dir / f"data-{name}"
+    _generate_values(run, game, recipe, flags, fine_data, recipe.fine_values, value_seeds,
                      recipe.teacher, workers, name)
     student = out_dir / f"student-{name}"
     # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
@@ -392,14 +392,14 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
             parent["results"] = json.loads((start / "results.json").read_text())
         if not dry_run:
             artefacts.write_json(parent_path, parent, indent=1, sort_keys=True)
-    run.step(f"train-{name}", *_train_command(bid_data, student, recipe.fine_epochs, seed,
+    run.step(f"train-{name}", *_train_command(fine_data, student, recipe.fine_epochs, seed,
                                               recipe.train_set + (f"init={_arg(start)}",) + recipe.fine_set))
     record = {"from": _arg(start), "option": recipe.fine_option,
               "values": [list(f) for f in recipe.fine_values],
               "epochs": recipe.fine_epochs, "set": list(recipe.fine_set), "student": _arg(student),
               "parent": parent,
-              "datasets": {value: _dataset_counts(bid_data / value) for value, _ in recipe.fine_values
-                           if (bid_data / value / "manifest.json").exists()}}
+              "datasets": {value: _dataset_counts(fine_data / value) for value, _ in recipe.fine_values
+                           if (fine_data / value / "manifest.json").exists()}}
     return student, record
 
 
