@@ -129,19 +129,24 @@ class Decision:
         return native.rule_scores(self.hand, o.seat, o.landlord, o.cards_left, self.to_beat,
                                   self.to_beat_seat, self.unseen, self.moves)
 
+    def _run(self, native_call, which, skip: int, worlds: int, rollout: str, seed: int, *tail,
+             head: tuple = ()):
+        """A native search entry point on this position and the moves `which` (the argument
+        order `search` and `leaf_inputs` share), an inconsistent observation a UserError."""
+        o = self.obs
+        try:
+            return native_call(*head, self.hand, o.seat, o.landlord, o.cards_left, self.plays,
+                               self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
+                               self.base, self.factor, self.unseen, self.lord_keeps,
+                               [self.moves[k] for k in which], skip, worlds, rollout, seed, *tail)
+        except ValueError as exc:
+            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
         """Mean payoff per move of `which`; `solve` > 0 solves each world exactly once that
         many cards are left in all hands (`_solve.pyx`, docs/solve.md)."""
         from . import _pimc as native
-        o = self.obs
-        try:
-            return native.search(self.hand, o.seat, o.landlord, o.cards_left, self.plays,
-                                 self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
-                                 self.base, self.factor, self.unseen, self.lord_keeps,
-                                 [self.moves[k] for k in which], skip, worlds, rollout, seed,
-                                 solve)
-        except ValueError as exc:
-            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+        return self._run(native.search, which, skip, worlds, rollout, seed, solve)
 
     def leaf(self, which, skip: int, worlds: int, rollout: str, seed: int, depth: int, student):
         """`search`'s worlds and rollouts, cut `depth` moves after the candidate: a world
@@ -149,15 +154,8 @@ class Decision:
         seat to move, as that seat's payoff (value x value_scale) turned into this seat's
         (`seat_share`: zero-sum, by the seats' stakes). Mean per move of `which`."""
         from . import _pimc as native
-        o = self.obs
-        try:
-            out = native.leaf_inputs(o, self.hand, o.seat, o.landlord, o.cards_left, self.plays,
-                                     self.to_beat, self.to_beat_seat, self.bombs, self.rockets,
-                                     self.base, self.factor, self.unseen, self.lord_keeps,
-                                     [self.moves[k] for k in which], skip, worlds, rollout, seed,
-                                     depth)
-        except ValueError as exc:
-            raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+        out = self._run(native.leaf_inputs, which, skip, worlds, rollout, seed, depth,
+                        head=(self.obs,))
         scores = out["payoff"]
         at = out["leaf"] >= 0
         if at.any():
