@@ -211,3 +211,18 @@ def test_classic_eval_reports_what_declarations_and_burial_made():
     tractor, _ = evaluate("shengji", "rule:expert", "random", dealsets.adhoc("shengji", 2, 3),
                           workers=1, progress=False)
     assert "bidding" not in tractor
+
+
+def test_the_classic_recipe_starts_from_a_student_whose_model_fits_classic_training():
+    # The classic student is fine-tuned from the shipped tractor generalist (`init=` in the
+    # recipe's train_set): `train` accepts it only when its model config is the one a
+    # classic run builds, which the shipped classic student's config records.
+    from openlandlord.distill import ship
+    from openlandlord.model import load_checkpoint
+
+    recipe = ship.recipe_for("shengji", {"rules": "classic"})
+    inits = [item.split("=", 1)[1] for item in recipe.train_set if item.startswith("init=")]
+    assert len(inits) == 1
+    _, start, _ = load_checkpoint(str(ship.ROOT / inits[0]))
+    _, classic, _ = load_checkpoint(str(ship.ROOT / "data" / "models" / recipe.models))
+    assert start.to_dict() == classic.to_dict()
