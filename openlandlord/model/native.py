@@ -172,20 +172,9 @@ class NativeStudent:
         """`forward` of every sample, in one call into C (the GIL released meanwhile)."""
         if not samples:
             return []
-        tokens = [np.asarray(s["state_tokens"], np.float32) for s in samples]
-        actions = [np.asarray(s["actions"], np.float32) for s in samples]
-        token_offsets = np.zeros(len(samples) + 1, np.int64)
-        action_offsets = np.zeros(len(samples) + 1, np.int64)
-        np.cumsum([len(t) for t in tokens], out=token_offsets[1:])
-        np.cumsum([len(a) for a in actions], out=action_offsets[1:])
-        # (np.stack keeps the memory order of its inputs, which may be transposed views.)
-        logits, value, belief_logits, belief_expect = self.model.forward_ragged(
-            np.ascontiguousarray(np.concatenate(tokens)), token_offsets,
-            np.ascontiguousarray(np.concatenate(actions)), action_offsets,
-            np.array([s["role"] for s in samples], np.int32),
-            np.ascontiguousarray(np.stack([np.asarray(s["unseen"], np.int32) for s in samples])),
-            np.ascontiguousarray(np.stack([np.asarray(s["capacity"], np.int32) for s in samples])),
-            np.ascontiguousarray(np.stack([np.asarray(s["void"], np.float32) for s in samples])))
+        inputs = self.ragged_inputs(samples)
+        logits, value, belief_logits, belief_expect = self.model.forward_ragged(*inputs)
+        action_offsets = inputs[3]
         outs = []
         for b in range(len(samples)):
             out = {"logits": logits[action_offsets[b]:action_offsets[b + 1]], "value": value[b]}
@@ -193,6 +182,23 @@ class NativeStudent:
                 out.update(belief_logits=belief_logits[b], belief_expect=belief_expect[b])
             outs.append(out)
         return outs
+
+    @staticmethod
+    def ragged_inputs(samples: list[dict]) -> tuple:
+        """The arguments of `forward_ragged` for `samples` (what `forward_batch` passes)."""
+        tokens = [np.asarray(s["state_tokens"], np.float32) for s in samples]
+        actions = [np.asarray(s["actions"], np.float32) for s in samples]
+        token_offsets = np.zeros(len(samples) + 1, np.int64)
+        action_offsets = np.zeros(len(samples) + 1, np.int64)
+        np.cumsum([len(t) for t in tokens], out=token_offsets[1:])
+        np.cumsum([len(a) for a in actions], out=action_offsets[1:])
+        # (np.stack keeps the memory order of its inputs, which may be transposed views.)
+        return (np.ascontiguousarray(np.concatenate(tokens)), token_offsets,
+                np.ascontiguousarray(np.concatenate(actions)), action_offsets,
+                np.array([s["role"] for s in samples], np.int32),
+                np.ascontiguousarray(np.stack([np.asarray(s["unseen"], np.int32) for s in samples])),
+                np.ascontiguousarray(np.stack([np.asarray(s["capacity"], np.int32) for s in samples])),
+                np.ascontiguousarray(np.stack([np.asarray(s["void"], np.float32) for s in samples])))
 
     def values(self, state_tokens: np.ndarray, token_offsets: np.ndarray, role: np.ndarray,
                unseen: np.ndarray, capacity: np.ndarray) -> np.ndarray:
