@@ -61,7 +61,8 @@ class Recipe:
                            # pairs (a flag given to ship wins)
     models: str = ""       # the shipped folder's name under data/models (default: the game)
     # The fine-tuning round over one game option (Dou Dizhu's bidding flows, issue 16; Shengji
-    # `tractor`'s trump ranks, issue 18): after the mix rounds, the teacher plays
+    # `tractor`'s trump ranks, issue 18; Shengji `classic`'s stronger teacher): after the mix
+    # rounds, the teacher (`fine_teacher`, default `teacher`) plays
     # `fine_values` ((value of the option `fine_option`, deals), ...) into
     # OUT/data-NAME/VALUE (NAME = `fine_name`), and the last student is fine-tuned on them
     # (`train --set init=LAST`, `fine_epochs`, `fine_set`) into OUT/student-NAME, the shipped
@@ -73,6 +74,7 @@ class Recipe:
     fine_values: tuple = ()
     fine_epochs: int = 0
     fine_set: tuple = ()
+    fine_teacher: str = ""
     bid_dev: tuple = ()
     bid_final: tuple = ()
     # Iterated distillation (issue 19, lever 3): after the fine-tuning round (or the last mix
@@ -161,6 +163,13 @@ def _train_command(data: Path, out: Path, epochs: int, seed: int, extra: tuple) 
     if (out / "last").exists() and not (out / "config.json").exists():
         cmd.append("--resume")
     return cmd, (out / "config.json").exists()
+
+
+def _fine_tune_set(recipe: Recipe, start: Path) -> tuple:
+    """The `--set` items of a fine-tune from `start`: the recipe's, its own `init=` (where
+    the first student starts, as Shengji `classic`'s from the `tractor` one) replaced."""
+    return tuple(item for item in recipe.train_set if not item.startswith("init=")) \
+        + (f"init={_arg(start)}",)
 
 
 def _figures(path: Path) -> dict:
@@ -375,8 +384,9 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
     record (with the results.json of the student it started from, when that is a shipped one)."""
     name = recipe.fine_name
     fine_data = out_dir / f"data-{name}"
+    teacher = recipe.fine_teacher or recipe.teacher
     _generate_values(run, game, recipe, flags, fine_data, recipe.fine_values, value_seeds,
-                     recipe.teacher, workers, name)
+                     teacher, workers, name)
     student = out_dir / f"student-{name}"
     # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
     # the ship (which may replace the folder it started from) still names the right one.
@@ -393,8 +403,8 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
         if not dry_run:
             artefacts.write_json(parent_path, parent, indent=1, sort_keys=True)
     run.step(f"train-{name}", *_train_command(fine_data, student, recipe.fine_epochs, seed,
-                                              recipe.train_set + (f"init={_arg(start)}",) + recipe.fine_set))
-    record = {"from": _arg(start), "option": recipe.fine_option,
+                                              _fine_tune_set(recipe, start) + recipe.fine_set))
+    record = {"from": _arg(start), "teacher": teacher, "option": recipe.fine_option,
               "values": [list(f) for f in recipe.fine_values],
               "epochs": recipe.fine_epochs, "set": list(recipe.fine_set), "student": _arg(student),
               "parent": parent,
@@ -450,7 +460,7 @@ def _generations(run, game, recipe, flags, out_dir, start, seeds, seed, workers,
                     (union / link).symlink_to(os.path.relpath(target, union))
         student = out_dir / f"student-gen-{k}"
         run.step(f"train-gen-{k}", *_train_command(union, student, recipe.generation_epochs, seed,
-                                                   recipe.train_set + (f"init={_arg(previous)}",)
+                                                   _fine_tune_set(recipe, previous)
                                                    + recipe.generation_set))
         path = out_dir / "eval" / student.name / "dev-previous.json"
         if not dry_run:

@@ -1,6 +1,7 @@
 """`python -m distill.ship`: the shipping pipeline end to end at tiny sizes (into a tmp dir,
 never data/models), a rerun that skips every finished step, and the shipped students under
 data/models/<game> loading and scoring a real position."""
+import dataclasses
 import json
 import subprocess
 import sys
@@ -73,7 +74,7 @@ def test_rerun_skips_every_finished_step(quick):
     assert proc.stdout.count("done already, skipped") == 12
 
 
-def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, capsys):
+def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, capsys, monkeypatch):
     """`--from DIR` starts the bidding round from a shipped student: no teacher or mix rounds,
     the fine-tune's init is DIR, and what it started from is recorded in OUT before training."""
     out, _ = quick
@@ -85,9 +86,10 @@ def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, cap
     assert f"init={shipped}" in commands[2] and not (tmp_path / "b").exists()
     with pytest.raises(UserError, match="no student there"):
         ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
+    no_round = dataclasses.replace(ship.QUICK["doudizhu"], fine_values=())
+    monkeypatch.setitem(ship.QUICK, "doudizhu", no_round)
     with pytest.raises(UserError, match="no fine-tuning round"):
-        ship.ship("shengji", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped),
-                  options={"rules": "classic"})
+        ship.ship("doudizhu", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped))
 
 
 def test_shengji_from_a_shipped_student_runs_the_every_rank_round(tmp_path, capsys):
@@ -102,6 +104,26 @@ def test_shengji_from_a_shipped_student_runs_the_every_rank_round(tmp_path, caps
     assert f"init={ship._arg(shipped)}" in commands[1] and commands[1].endswith("--set lr=0.0005")
     assert f"--agent student:{tmp_path / 'a' / 'student-allranks'}" in commands[2]
     assert "--trump-rank" not in commands[2]
+
+
+def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path, capsys):
+    """Shengji `classic`'s round is its stronger teacher's (`fine_teacher`: more worlds) deals
+    at every trump rank, then the fine-tune from DIR, whose init replaces the recipe's own
+    (the first classic student starts from the `tractor` one)."""
+    shipped = ship.ROOT / "data" / "models" / "shengji-classic"
+    for quick in (True, False):
+        recipe = ship.recipe_for("shengji", {"rules": "classic"}, quick)
+        assert recipe.fine_teacher and recipe.fine_teacher != recipe.teacher
+        assert ship.ship("shengji", str(tmp_path / "a"), None, quick=quick, dry_run=True,
+                         from_dir=str(shipped), options={"rules": "classic"}) is None
+        commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+        assert [c.split()[1] for c in commands] == ["generate", "train"] + ["eval"] * len(recipe.opponents)
+        assert f"--teacher {recipe.fine_teacher} " in commands[0]
+        assert "--rules classic" in commands[0] and "--trump-rank any" in commands[0]
+        assert f"--out {tmp_path / 'a' / 'data-w128' / 'any'}" in commands[0]
+        inits = [item for item in commands[1].split() if item.startswith("init=")]
+        assert inits == [f"init={ship._arg(shipped)}"]
+    assert "worlds=128" in recipe.fine_teacher and not (tmp_path / "a").exists()
 
 
 def test_an_interrupted_training_is_resumed(quick, tmp_path):
@@ -183,7 +205,6 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
     """A recipe's final_set (the last round student's own training settings) is passed to the
     last mix round's training only; with no mix round, the first student is the last. A
     bidding round after it (the fine-tune) takes its own fine_set, not final_set."""
-    import dataclasses
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
     monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True) is None
@@ -204,7 +225,6 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
 def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monkeypatch, capsys):
     """A recipe's round_set (Shengji's lr=0.002) is passed to each mix round's training, and
     final_set only to the last one's."""
-    import dataclasses
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], round_set=("lr=0.002",), final_set=("wd=0.1",))
     monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True,

@@ -112,15 +112,25 @@ class ShengjiSpec(BaseSpec):
     # features; it has seen 357k decisions of trick play, which classic shares), 8 epochs at
     # the default schedule (30 min): dev +5.97 [+3.92, +8.01], test +5.35 [+4.08, +6.55]
     # points a deal against rule:expert (docs/models.md).
+    # Then the stronger teacher's round: the teacher doubles its worlds (128 worlds: +12.0
+    # [+10.0, +14.0] points a deal on the classic dev set, where 64 worlds make +6.9, docs/pimc.md)
+    # for 800 more deals, and that student is fine-tuned on them alone (`--from
+    # data/models/shengji-classic` runs this round only).
     ship_classic_recipe = dict(teacher="pimc:objective=points,worlds=64", deals=1500, mix_deals=(),
                                mix_fraction=0.5, epochs=(8,),
                                dev=["--deal-set", "shengji-classic-dev-260"],
                                opponents=("rule:expert",), train_set=("init=data/models/shengji",),
                                round_set=("lr=0.002",),
                                options=(("rules", "classic"), ("trump_rank", "any")),
-                               models="shengji-classic")
+                               models="shengji-classic",
+                               fine_option="trump_rank", fine_name="w128",
+                               fine_values=(("any", 800),), fine_epochs=4,
+                               fine_set=("lr=0.0005", "warmup_steps=50"),
+                               fine_teacher="pimc:objective=points,worlds=128")
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
-                                     fine_values=(), generation_values=(),
+                                     fine_name="w128", fine_values=(("any", 1),),
+                                     fine_teacher="pimc:objective=points,worlds=4",
+                                     generation_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
                                      models="shengji-classic")
 
