@@ -191,6 +191,47 @@ def test_pimc_bid_rule_bury_takes_the_rule_burial_and_searches_the_rest():
         make("pimc:bid=rule-maybe")
 
 
+def _bury_state(seed=2_000_000_003):
+    """A classic deal played by rule:expert up to the dealer's burial."""
+    bot = make("rule:expert", 1)
+    state = SHENGJI.new_deal(seed, rules="classic", trump_rank="any")
+    while state.phase != "bury":
+        legal = state.legal_moves()
+        state.play(legal[int(np.argmax(bot.scores(state.observation(state.current_seat), legal)))])
+    return state
+
+
+def test_pimc_as_a_player_searches_its_burial_as_generation_does_regression():
+    """The docs said `pimc` searches the classic burial, but as a player (eval, play) its
+    `choose_play` took the rule bot's: only dataset generation searched it. Now the player
+    builds it card by card as generation does: each step's candidates (the referee's burial
+    options, from the observation alone) scored by their completed burials."""
+    from collections import Counter
+
+    from openlandlord.games.shengji.rule import ShengjiRuleBot
+    state = _bury_state()
+    obs = state.observation(state.current_seat)
+    prefix: tuple = ()
+    twin = make("pimc:objective=points,worlds=4", 7)
+    while options := state.factored_options(prefix):
+        step = SHENGJI.build_step(obs, prefix)
+        assert step == [(prefix + (c,), SHENGJI.complete(state, prefix + (c,), obs)) for c in options]
+        plays = [full for _, full in step]
+        distinct = sorted(set(plays))
+        scored = twin.scores(obs, distinct)
+        prefix = step[int(np.argmax([scored[distinct.index(p)] for p in plays]))][0]
+    assert SHENGJI.build_step(obs, prefix) == []
+    burial = make("pimc:objective=points,worlds=4", 7).choose_play(obs)
+    assert burial == tuple(sorted(prefix)) and len(burial) == 8
+    assert not Counter(burial) - Counter(obs.hand)
+    rule = ShengjiRuleBot("expert").choose_play(obs)
+    for text in ("pimc:worlds=4,bid=rule-bury", "pimc:worlds=4,bid=rule"):
+        assert make(text, 7).choose_play(obs) == rule
+    state.play(burial)                                    # the referee takes it
+    assert SHENGJI.build_step(state.observation(state.current_seat), ()) is None
+    assert spec("doudizhu").build_step(None, ()) is None
+
+
 def test_classic_eval_reports_what_declarations_and_burial_made():
     """A `classic` evaluation's bidding block: the agent's team's declarations setting the
     trump, no trump, and for the games its team buried the kitty, the buried points and

@@ -29,7 +29,7 @@ bidding search is measured against (docs/pimc.md); `bid_worlds` (default: `world
 worlds of a bidding decision apart (bids are few and decide the stake). Shengji `classic`
 declarations are searched only with `declare=search` (default `rule`: the rule bot's scores;
 searched, they measured weaker on the dev set, docs/pimc.md); its burial is always searched
-unless `bid=rule`.
+unless `bid=rule` or `bid=rule-bury`, card by card, as in dataset generation (`choose_play`).
 
 `solve=K` (default 0, off): once K or fewer cards are left in all hands together, each
 sampled world of a play decision is solved exactly (perfect-information minimax of the
@@ -138,12 +138,26 @@ class PimcAgent:
     def choose_play(self, obs) -> tuple:
         """A play too large to list: searched among the game's own short list of candidates
         for it where it has one (a Shengji `classic` lead: every single, pair and tractor and
-        the throw of a suit's master units), else (a Shengji void seat answering a long
-        tractor) built card by card by the expert rule bot, not searched."""
+        the throw of a suit's master units); a Shengji `classic` burial built card by card,
+        each step's candidates scored by their completed burials as dataset generation
+        scores them (the rule bot's burial with `bid=rule` or `bid=rule-bury`); else (a
+        Shengji void seat answering a long tractor) built card by card by the expert rule
+        bot, not searched."""
         game = game_spec(obs.game)
         candidates = game.play_candidates(obs)
         if candidates:
             return candidates[int(np.argmax(self.scores(obs, candidates)))]
+        step = game.build_step(obs, ())
+        if step is not None and self.bid not in ("rule", "rule-bury"):
+            prefix: tuple = ()
+            while step:
+                plays = [full for _, full in step]
+                distinct = sorted(set(plays))
+                scored = self.scores(obs, distinct)
+                best = int(np.argmax([scored[distinct.index(p)] for p in plays]))
+                prefix = step[best][0]
+                step = game.build_step(obs, prefix)
+            return tuple(sorted(prefix))
         bot = game.rule_bot("expert", None)
         bot.rng = self.rng
         return bot.choose_play(obs)

@@ -229,6 +229,13 @@ class BaseSpec:
         may choose among (None: the game has none; the rule bot builds the play)."""
         return None
 
+    def build_step(self, obs, prefix: tuple):
+        """A play too large to list that the observation alone can build card by card (a
+        Shengji `classic` burial): the next step's candidates, each (prefix + one more card,
+        the full play it is scored by: dataset generation's completion); [] once `prefix` is
+        complete. None: not buildable from the observation (the referee knows the options)."""
+        return None
+
     def move_from_text(self, text: str):
         return text
 

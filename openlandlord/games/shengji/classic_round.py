@@ -28,6 +28,17 @@ DEAL = 100
 THROW_PENALTY = 10  # points per card a failed throw takes back, to the other side
 
 
+def burial_options(hand, prefix=()) -> list[str]:
+    """The cards that can be added to the partial burial `prefix` from the dealer's `hand` (a
+    54-count vector of its 33 cards), in card-name order; [] once 8 are chosen."""
+    prefix_vector = counts(prefix, "prefix")
+    if (prefix_vector > hand).any() or prefix_vector.sum() > KITTY:
+        raise IllegalMove(f"no burial of {KITTY} cards from this hand contains {list(prefix)}")
+    if prefix_vector.sum() == KITTY:
+        return []
+    return sorted(CARD_NAMES[i] for i in np.flatnonzero(hand > prefix_vector))
+
+
 def declaration_strength(move) -> int:
     """What a declaration overrides by: 1 a trump-rank single, 2 a trump-rank pair, 3 the
     small-joker pair, 4 the big-joker pair."""
@@ -159,12 +170,7 @@ class ClassicRound(Round):
             raise IllegalMove("declarations are whole moves: choose from legal_moves()")
         hand = self._hands[self.current_seat]
         if self._phase == "bury":
-            prefix_vector = counts(prefix, "prefix")
-            if (prefix_vector > hand).any() or prefix_vector.sum() > KITTY:
-                raise IllegalMove(f"no burial of {KITTY} cards from this hand contains {list(prefix)}")
-            if prefix_vector.sum() == KITTY:
-                return []
-            return sorted(CARD_NAMES[i] for i in np.flatnonzero(hand > prefix_vector))
+            return burial_options(hand, prefix)
         lead = self._trick[0][1] if self._trick else None
         return factored_options(self.rules, names_of(hand), lead, prefix)
 

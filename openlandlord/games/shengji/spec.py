@@ -320,6 +320,23 @@ class ShengjiSpec(BaseSpec):
         from .rule import complete
         return complete(state, prefix, obs)
 
+    def build_step(self, obs, prefix: tuple):
+        """A `classic` burial built from the dealer's observation: each next card's candidate
+        with its completion (`complete`, as dataset generation scores the step)."""
+        if obs.rules != "classic" or obs.phase != "bury":
+            return None
+        from .classic_round import burial_options
+        from .rule import complete
+        from .rules import counts
+        hand = counts(list(obs.hand))
+
+        class Burial:                        # the referee's burial options, from the hand
+            @staticmethod
+            def factored_options(play):
+                return burial_options(hand, play)
+        return [(prefix + (card,), complete(Burial, prefix + (card,), obs))
+                for card in burial_options(hand, prefix)]
+
     def play_candidates(self, obs):
         """A `classic` lead too large to list (any cards of one suit may be led): the expert
         rule bot's own lead candidates, every single, pair and tractor, and per plain suit
