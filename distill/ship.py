@@ -599,7 +599,8 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
                         "kept while it beats the last on the dev deals; default: the recipe's)")
     p.add_argument("--from", dest="from_dir", default=None,
                    help="start the recipe's fine-tuning round (Dou Dizhu's bidding flows, "
-                        "Shengji tractor's trump ranks) from this student (a shipped one: "
+                        "Shengji tractor's trump ranks, Shengji classic's 128-world teacher) "
+                        "from this student (a shipped one: "
                         "no teacher or mix rounds; default: the last mix round's student)")
     args = p.parse_args(argv)
     given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}
