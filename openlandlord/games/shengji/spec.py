@@ -328,13 +328,11 @@ class ShengjiSpec(BaseSpec):
         from .classic_round import burial_options
         from .rule import complete
         from .rules import counts
+        from types import SimpleNamespace
         hand = counts(list(obs.hand))
-
-        class Burial:                        # the referee's burial options, from the hand
-            @staticmethod
-            def factored_options(play):
-                return burial_options(hand, play)
-        return [(prefix + (card,), complete(Burial, prefix + (card,), obs))
+        # What `complete` asks of the referee (its burial options), from the hand alone.
+        referee = SimpleNamespace(factored_options=lambda play: burial_options(hand, play))
+        return [(prefix + (card,), complete(referee, prefix + (card,), obs))
                 for card in burial_options(hand, prefix)]
 
     def play_candidates(self, obs):
