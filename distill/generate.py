@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from openlandlord import agents, artefacts, provenance
-from openlandlord.agents.loop import decisions, drive
+from openlandlord.agents.loop import decisions, drive, scores_by_completion
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
 from openlandlord.games import game_options, spec as game_spec, to_json
@@ -117,9 +117,8 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
             return 0
         # A card-by-card step: the teacher scores each candidate by its completed play.
         plays = [game.complete(state, c, decision.obs) for c in decision.legal]
-        distinct = sorted(set(plays))
-        scored = _teacher_scores(config, teacher, decision.obs, distinct, timing)
-        scores = scored[[distinct.index(p) for p in plays]]
+        scores = scores_by_completion(
+            lambda distinct: _teacher_scores(config, teacher, decision.obs, distinct, timing), plays)
         return _record(config, game, state, decision, scores, mixer, coin, decisions_made)
 
     drive(decisions(state, game.legal_cap), choose)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..games import END
 
 
@@ -77,6 +79,15 @@ def _card_by_card(state, seat: int, obs, step: int):
             break
         prefix = candidates[pick]
     return prefix
+
+
+def scores_by_completion(score, plays: list) -> np.ndarray:
+    """Each candidate of a card-by-card step scored by the full play it completes to
+    (`plays[i]`), each distinct play scored once by `score(distinct plays)`: how dataset
+    generation and the `pimc` player's burial score a step."""
+    distinct = sorted(set(plays))
+    at = {play: i for i, play in enumerate(distinct)}
+    return np.asarray(score(distinct))[[at[play] for play in plays]]
 
 
 def answer(agent, decision: Decision):

@@ -51,6 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import Spec, bid_values, check_options, option
+from .loop import scores_by_completion
 from ..errors import UserError
 from ..games import spec as game_spec
 
@@ -125,8 +126,7 @@ class PimcAgent:
         game = game_spec(obs.game)
         decision = game.pimc_decision(obs, legal, self.objective)
         bidding = getattr(decision, "bidding", False)
-        rule_bid = bidding and (self.bid == "rule" or self.bid.startswith("rule-")
-                                and game.bidding_kind(obs, legal) == self.bid[len("rule-"):])
+        rule_bid = bidding and self._rule_bids(game, obs, legal)
         if not decision.searched or rule_bid \
                 or (self.declare == "rule" and getattr(decision, "declaring", False)):
             return decision.rule_scores()
@@ -148,19 +148,23 @@ class PimcAgent:
         if candidates:
             return candidates[int(np.argmax(self.scores(obs, candidates)))]
         step = game.build_step(obs, ())
-        if step is not None and self.bid not in ("rule", "rule-bury"):
+        if step is not None and not self._rule_bids(game, obs, [full for _, full in step]):
             prefix: tuple = ()
             while step:
-                plays = [full for _, full in step]
-                distinct = sorted(set(plays))
-                scored = self.scores(obs, distinct)
-                best = int(np.argmax([scored[distinct.index(p)] for p in plays]))
-                prefix = step[best][0]
+                scores = scores_by_completion(lambda plays: self.scores(obs, plays),
+                                              [full for _, full in step])
+                prefix = step[int(np.argmax(scores))][0]
                 step = game.build_step(obs, prefix)
             return tuple(sorted(prefix))
         bot = game.rule_bot("expert", None)
         bot.rng = self.rng
         return bot.choose_play(obs)
+
+    def _rule_bids(self, game, obs, legal) -> bool:
+        """Whether `bid=rule` (or `bid=rule-KIND` of this decision's kind) leaves this bidding
+        decision to the rule bot."""
+        return self.bid == "rule" or (self.bid.startswith("rule-")
+                                      and game.bidding_kind(obs, legal) == self.bid[len("rule-"):])
 
     def _search(self, legal, decision, worlds: int) -> np.ndarray:
         """Search the candidates (all moves, or the rule policy's top `cap`) by successive
