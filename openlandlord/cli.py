@@ -18,6 +18,7 @@ HANDLERS = {
     ("play",): "openlandlord.play:run",
     ("generate",): "openlandlord.distill.generate:run",
     ("train",): "openlandlord.distill.train:run",
+    ("dmc",): "openlandlord.distill.dmc:run",
     ("export",): "openlandlord.export:run",
     ("bench", "referee"): "openlandlord.games.{game}.bench:run",
     ("bench", "latency"): "openlandlord.export.latency:run",
@@ -25,6 +26,7 @@ HANDLERS = {
     ("bench", "train"): "openlandlord.distill.train:bench",
     ("bench", "fuzz"): "openlandlord.fuzz:run",
     ("bench", "env"): "openlandlord.envs.bench:run",
+    ("bench", "dmc"): "openlandlord.distill.dmc:bench",
     ("eval",): "openlandlord.eval.arena:run",
     ("league",): "openlandlord.eval.league:run",
     ("quickstart",): "openlandlord.quickstart:run",
@@ -176,6 +178,24 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--force", action="store_true",
                        help="replace a finished student or other files in --out (--resume continues a run)")
 
+    dmc = command("dmc", "fine-tune a student by Deep Monte-Carlo self-play (DouZero's method)",
+                  "openlandlord dmc --init data/models/doudizhu --out runs/dmc --decisions 2000000")
+    _game_options(dmc)
+    dmc.add_argument("--init", required=True, help="student checkpoint folder to start from")
+    dmc.add_argument("--out", required=True, help="run folder (rerun to resume it)")
+    dmc.add_argument("--decisions", type=_positive(int), required=True,
+                     help="decisions to learn in all (a rerun with a larger number goes on)")
+    dmc.add_argument("--chunk", type=_positive(int), default=16384,
+                     help="decisions played, then learned, between checkpoints")
+    dmc.add_argument("--envs", type=_positive(int), default=64, help="games played at once")
+    dmc.add_argument("--epsilon", type=float, default=0.01, help="share of random moves (exploration)")
+    dmc.add_argument("--lr", type=_positive(float), default=1e-4, help="AdamW learning rate")
+    dmc.add_argument("--batch-size", dest="batch_size", type=_positive(int), default=256, help="decisions per step")
+    dmc.add_argument("--seed", type=int, default=0, help="seed of the games and the exploration")
+    dmc.add_argument("--snapshot-every", dest="snapshot_every", type=_positive(int), default=10,
+                     help="keep a copy of the student every N chunks under OUT/snapshots")
+    dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")
+
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",
                   "openlandlord export --checkpoint runs/model --out student.mlpackage --precision fp16")
     exp.add_argument("--checkpoint", required=True, help="checkpoint folder written by `train`")
@@ -186,14 +206,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="show the converters' own progress bars and warnings")
     exp.add_argument("--force", action="store_true", help="replace an existing --out")
 
-    bench = command("bench", "benchmarks: referee, latency, generate, train, fuzz, env",
+    bench = command("bench", "benchmarks: referee, latency, generate, train, fuzz, env, dmc",
                     "openlandlord bench train --seconds 2 --batch-sizes 256 --json train.json")
-    bench.add_argument("what", choices=("referee", "latency", "generate", "train", "fuzz", "env"),
+    bench.add_argument("what", choices=("referee", "latency", "generate", "train", "fuzz", "env", "dmc"),
                        help="referee: our referee beside the test peers (pip install -e '.[test]'); "
                             "latency: the student's backends (needs --checkpoint); generate: "
                             "dataset throughput; train: training samples/s per BLAS and batch size; "
                             "fuzz: bad command lines and illegal moves, all refused cleanly (default 60 s); "
-                            "env: the VecEnv's moves/s beside a Python loop and the PettingZoo env")
+                            "env: the VecEnv's moves/s beside a Python loop and the PettingZoo env; "
+                            "dmc: the DMC actor and learner beside douzero's actor loop (needs --checkpoint)")
     _game_options(bench)
     bench.add_argument("--checkpoint", default=None, help="latency: checkpoint folder to measure")
     bench.add_argument("--json", default=None, help="also write the results to this JSON file")

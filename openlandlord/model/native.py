@@ -148,12 +148,26 @@ class NativeStudent:
                             "`python setup.py build_ext --inplace` (or use backend=mlx)")
         self.directory = directory
         self.meta = read_meta(directory)
-        self.config = ModelConfig.from_dict(self.meta["config"])
         path = os.path.join(directory, WEIGHTS)
-        weights = _load(path)
-        check_weights(_expected_shapes(self.config), {k: v.shape for k, v in weights.items()}, path)
-        self.model = _native.Model(*pack(self.config, weights), vector_width)
-        self.belief = self.config.belief_mode != "off"
+        self._build(ModelConfig.from_dict(self.meta["config"]), _load(path), path, vector_width)
+
+    @classmethod
+    def from_weights(cls, config: ModelConfig, weights: dict, vector_width: int = 0) -> "NativeStudent":
+        """A student from weights in memory ({name: float32 array}), e.g. an MLX model's
+        parameters while it trains (distill/dmc.py acts with them)."""
+        if _native is None:
+            raise UserError("the native forward pass is not built here; build it with "
+                            "`python setup.py build_ext --inplace`")
+        self = cls.__new__(cls)
+        self.directory, self.meta = None, {"config": config.to_dict()}
+        self._build(config, weights, "weights in memory", vector_width)
+        return self
+
+    def _build(self, config: ModelConfig, weights: dict, where: str, vector_width: int) -> None:
+        self.config = config
+        check_weights(_expected_shapes(config), {k: v.shape for k, v in weights.items()}, where)
+        self.model = _native.Model(*pack(config, weights), vector_width)
+        self.belief = config.belief_mode != "off"
 
     def forward(self, sample: dict) -> dict:
         """The outputs of one featurized position (`features.featurize` keys, unpadded)."""

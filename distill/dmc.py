@@ -1,0 +1,410 @@
+"""`openlandlord dmc`: Deep Monte-Carlo self-play fine-tuning of a student (issue 19, lever 4),
+the method of DouZero: play whole games, regress each decision's action value on the final
+score its seat got, act greedily on those values with a little exploration.
+
+    openlandlord dmc --game doudizhu --init data/models/doudizhu --out data/runs/dmc --decisions 2000000
+
+What is learned. The student has no per-action value head: it scores the legal moves
+(`logits`, distilled from the teacher's softmax(score / T)) and the position (`value`,
+score / value_scale). Read as a soft Q-function, log pi(a|s) = (Q(s,a) - V(s)) / T, so
+
+    Q(s, a) = value(s) + (T / value_scale) * log_softmax(logits)[a]        (in value units)
+
+with T the game's teacher temperature (Dou Dizhu 0.2). A distilled student is already such
+a Q-function, with the teacher's calibration; the student still plays argmax of its logits,
+which is argmax Q. The loss, per decision, is (Q(s, a) - G)^2 + value_weight * (value(s) - G)^2
+with G the seat's final payoff / value_scale, clipped to [-1, 1] as the value head's target.
+
+The loop is in chunks. Chunk k: a fresh `VecEnv` (every seat the current student, seed from
+(seed, k)) plays until `chunk` decisions of finished games are collected (a seat's moves
+with one legal action are played but not learned), the student acting through the native
+forward pass with epsilon-greedy exploration; then one pass over those decisions in batches
+of similar legal-list length (the trainer's batching), AdamW at a constant rate after a
+short warmup. After every chunk the run's state (student, optimizer moments, counters) is
+saved atomically in `OUT/epoch-NNNN` (NNNN: the chunk; the trainer's checkpoint code),
+`OUT/last` points to it, and a rerun resumes after it: an interrupted run loses at most one
+chunk, and chunk k is the same whenever it is played. Every `snapshot_every` chunks the
+student is also copied to `OUT/snapshots/chunk-NNNN` (a student checkpoint for `eval`).
+metrics.jsonl holds a row per chunk. Once `decisions` have been learned the final student is
+written to OUT (weights.safetensors + config.json, with the DMC settings, the init's SHA and
+the git SHA).
+
+`openlandlord bench dmc` times the actor loop (decisions/s) and the learner (samples/s), and
+DouZero's own actor loop (`douzero.dmc`'s environment and models, CPU, its epsilon) in the
+same run, when douzero is installed.
+
+Only Dou Dizhu for now: a Shengji decision is a card of a play being built, whose return is
+the round's card points, not its payoff; that is not written.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+
+from openlandlord import artefacts, blas
+from openlandlord.errors import UserError
+
+METRICS = "metrics.jsonl"
+SNAPSHOTS = "snapshots"
+GAMES = ("doudizhu",)
+
+
+@dataclasses.dataclass
+class DmcConfig:
+    """What decides a DMC run besides its starting student (`decisions` may grow on a rerun)."""
+    game: str = "doudizhu"
+    options: dict = dataclasses.field(default_factory=dict)
+    decisions: int = 1_000_000
+    chunk: int = 16384
+    envs: int = 64
+    epsilon: float = 0.01
+    lr: float = 1e-4
+    warmup_steps: int = 20
+    weight_decay: float = 0.0
+    grad_clip: float = 1.0
+    batch_size: int = 256
+    group_by_length: int = 16
+    value_weight: float = 0.5
+    seed: int = 0
+    snapshot_every: int = 10
+
+    def __post_init__(self):
+        if self.game not in GAMES:
+            raise UserError(f"dmc: --game {self.game} is not supported (only {', '.join(GAMES)}: a "
+                            "Shengji card step's Monte-Carlo return is not written)")
+        for name in ("decisions", "chunk", "envs", "batch_size", "snapshot_every"):
+            if getattr(self, name) < 1:
+                raise UserError(f"dmc: {name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise UserError(f"dmc: --epsilon must be in [0, 1], got {self.epsilon}")
+        if not 0.0 < self.lr < 1.0:
+            raise UserError(f"dmc: --lr must be in (0, 1), got {self.lr}")
+
+    def settings(self) -> dict:
+        """Everything a resumed run must share with the run it continues."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "decisions"}
+
+
+# -- the loss ----------------------------------------------------------------------------------
+
+def q_coefficient(game: str, value_scale: float) -> float:
+    """T / value_scale: how a log-probability converts to value units (module docstring)."""
+    from openlandlord.games import spec
+    return spec(game).teacher_temperature / value_scale
+
+
+def dmc_loss(model, batch: dict, coef: float, value_weight: float):
+    """-> (total, {"q", "value"}): the squared errors of Q(s, a) and value(s) against G."""
+    import mlx.core as mx
+
+    from openlandlord.model.losses import log_softmax
+
+    out = model(batch)
+    logp = mx.take_along_axis(log_softmax(out["logits"]), batch["choice"][:, None], axis=-1)[:, 0]
+    q = out["value"] + coef * logp
+    q_err = mx.square(q - batch["target"]).mean()
+    v_err = mx.square(out["value"] - batch["target"]).mean()
+    return q_err + value_weight * v_err, {"q": q_err, "value": v_err}
+
+
+# -- acting ------------------------------------------------------------------------------------
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    return int(np.random.SeedSequence([seed, chunk, 0xD3C]).generate_state(1, np.uint32)[0])
+
+
+def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tuple[list[dict], dict]:
+    """Self-play with `student` (a NativeStudent) in every seat until `want` decisions of
+    finished games are collected: (samples, stats). A sample is the featurizer's arrays of the
+    decision, `choice` (the index played in its legal list) and `target` (G, value units)."""
+    from openlandlord.envs import VecEnv
+
+    seed = chunk_seed(cfg.seed, chunk)
+    env = VecEnv(cfg.game, cfg.envs, seed=seed, features="full", **cfg.options)
+    rng = np.random.default_rng(seed)
+    void = np.zeros((student.config.belief_holders, student.config.belief_slots), np.float32)
+    obs = env.reset()
+    pending = [[] for _ in range(cfg.envs)]
+    samples: list[dict] = []
+    games = forced = moves = 0
+    explored = 0
+    first_seat_payoff = 0.0
+    started = time.perf_counter()
+    while len(samples) < want:
+        acts = np.empty(cfg.envs, np.int64)
+        rows, legal = [], []
+        for i in range(cfg.envs):
+            options = env.legal_actions(i)
+            legal.append(options)
+            if len(options) == 1:
+                acts[i] = options[0]
+                forced += 1
+                continue
+            n = int(obs["n_tokens"][i])
+            rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
+                         "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
+                         "void": void, "actions": env.action_features(i), "env": i,
+                         "seat": int(obs["seat"][i])})
+        for row, out in zip(rows, student.forward_batch(rows)):
+            i = row.pop("env")
+            if rng.random() < cfg.epsilon:
+                k = int(rng.integers(len(legal[i])))
+                explored += 1
+            else:
+                k = int(np.argmax(out["logits"]))
+            row["choice"] = k
+            acts[i] = legal[i][k]
+            pending[i].append(row)
+        obs, rewards, dones, _ = env.step(acts)
+        moves += cfg.envs
+        for i in np.flatnonzero(dones):
+            games += 1
+            first_seat_payoff += float(rewards[i, 0])
+            for row in pending[i]:
+                row["target"] = float(np.clip(rewards[i, row.pop("seat")] / scale, -1.0, 1.0))
+                samples.append(row)
+            pending[i] = []
+    elapsed = time.perf_counter() - started
+    learned = len(samples)
+    return samples, {"games": games, "decisions": learned, "moves": moves, "forced_moves": forced,
+                     "explored": explored, "actor_seconds": round(elapsed, 2),
+                     "actor_decisions_per_s": round(learned / elapsed, 1),
+                     "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
+
+
+def native_from(model, config):
+    """The NativeStudent of an MLX model's current weights."""
+    from mlx.utils import tree_flatten
+
+    from openlandlord.model.native import NativeStudent
+    weights = {k: np.array(v, np.float32) for k, v in tree_flatten(model.parameters())}
+    return NativeStudent.from_weights(config, weights)
+
+
+# -- learning ----------------------------------------------------------------------------------
+
+class Learner:
+    """The student, its optimizer and the DMC step."""
+
+    def __init__(self, cfg: DmcConfig, init: str):
+        import mlx.core as mx
+        import mlx.nn as nn
+        import mlx.optimizers as optim
+
+        from openlandlord.model import load_checkpoint
+
+        self.model, self.mcfg, self.init_meta = load_checkpoint(init)
+        self.model.train()
+        mx.random.seed(cfg.seed)
+        warmup = cfg.warmup_steps
+        schedule = (optim.join_schedules([optim.linear_schedule(cfg.lr / warmup, cfg.lr, warmup),
+                                          lambda _: cfg.lr], [warmup]) if warmup else cfg.lr)
+        self.optimizer = optim.AdamW(learning_rate=schedule, weight_decay=cfg.weight_decay)
+        self.optimizer.init(self.model.trainable_parameters())
+        mx.eval(self.model.parameters(), self.optimizer.state)
+        coef = q_coefficient(cfg.game, self.mcfg.value_scale)
+        grad_fn = nn.value_and_grad(self.model, lambda m, b: dmc_loss(m, b, coef, cfg.value_weight))
+        self.cfg = cfg
+
+        def step(batch):
+            (total, parts), grads = grad_fn(self.model, batch)
+            if cfg.grad_clip > 0:
+                grads, _ = optim.clip_grad_norm(grads, cfg.grad_clip)
+            self.optimizer.update(self.model, grads)
+            return total, parts
+        self._step = step
+
+    def learn(self, samples: list[dict], chunk: int) -> dict:
+        """One pass over a chunk's decisions; -> mean losses and samples/s."""
+        import mlx.core as mx
+
+        from openlandlord import features
+
+        from .batches import epoch_batches
+
+        counts = np.array([len(s["actions"]) for s in samples], np.int64)
+        plan = types.SimpleNamespace(seed=self.cfg.seed, shuffle=True, batch_size=self.cfg.batch_size,
+                                     group_by_length=self.cfg.group_by_length)
+        sums = {"loss": 0.0, "q": 0.0, "value": 0.0}
+        started = time.perf_counter()
+        for idx in epoch_batches(counts, plan, chunk):
+            rows = [samples[i] for i in idx]
+            batch = features.collate(rows)
+            batch["choice"] = np.array([r["choice"] for r in rows], np.int32)
+            batch["target"] = np.array([r["target"] for r in rows], np.float32)
+            total, parts = self._step({k: mx.array(v) for k, v in batch.items()})
+            mx.eval(self.model.parameters(), self.optimizer.state, total, parts)
+            for key, value in (("loss", total), *parts.items()):
+                sums[key] += float(value) * len(rows)
+        elapsed = time.perf_counter() - started
+        return {**{k: v / len(samples) for k, v in sums.items()},
+                "learner_seconds": round(elapsed, 2),
+                "learner_samples_per_s": round(len(samples) / elapsed, 1)}
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after: int | None = None,
+            progress: bool = True) -> dict:
+    """Fine-tune the student in `init` by DMC self-play into `out` (module docstring); a rerun
+    resumes. `stop_after` ends after that many chunks of this call (as an interruption
+    would), for tests. Returns the last chunk's metrics row."""
+    from .checkpoints import restore, save_epoch
+    from .train import _check_fresh_out
+
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory")
+    with artefacts.exclusive(out_dir, "--out"):
+        artefacts.remove_stale_temporaries(out_dir)
+        resuming = (out_dir / "last").exists() and not force
+        if not resuming:
+            _check_fresh_out(out_dir, force)
+        learner = Learner(cfg, init)
+        if learner.mcfg.game != cfg.game:
+            raise UserError(f"--init {init} is a {learner.mcfg.game} student, not {cfg.game}")
+        done_chunks, learned = 0, 0
+        if resuming:
+            state = json.loads((out_dir / "last" / "trainer.json").read_text())
+            if state.get("dmc") != cfg.settings() or state.get("init") != init:
+                raise UserError(f"{out} holds a DMC run with other settings (or another --init); "
+                                "rerun it with the same ones, or pass --force to start over")
+            restore(learner, out_dir / "last")
+            done_chunks, learned = state["chunk"], state["decisions_learned"]
+        out_dir.mkdir(parents=True, exist_ok=True)
+        extra = {"dmc": cfg.settings(), "init": init, "init_weights_sha256": learner.init_meta.get("weights_sha256"),
+                 "game_options": [cfg.options], "training": "dmc"}
+        row: dict = {}
+        played = 0
+        while learned < cfg.decisions and (stop_after is None or played < stop_after):
+            chunk = done_chunks + 1
+            want = min(cfg.chunk, cfg.decisions - learned)
+            samples, stats = collect(native_from(learner.model, learner.mcfg), cfg, chunk, want,
+                                     learner.mcfg.value_scale)
+            losses = learner.learn(samples, chunk)
+            learned += len(samples)
+            row = {"kind": "chunk", "chunk": chunk, "decisions_learned": learned, **stats, **losses,
+                   "lr": float(learner.optimizer.learning_rate), "blas": "openblas" if blas.loaded() else "bundled"}
+            artefacts.append_line(out_dir / METRICS, json.dumps(row, sort_keys=True))
+            state = {"epoch": chunk, "chunk": chunk, "decisions_learned": learned, "dmc": cfg.settings(),
+                     "init": init}
+            save_epoch(out_dir, learner, state, {**extra, "decisions_learned": learned, "chunk": chunk})
+            if chunk % cfg.snapshot_every == 0:
+                snap = out_dir / SNAPSHOTS / f"chunk-{chunk:04d}"
+                tmp = out_dir / SNAPSHOTS / f".chunk-{chunk:04d}.tmp"
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(parents=True)
+                for name in ("weights.safetensors", "config.json"):
+                    shutil.copy2(out_dir / "last" / name, tmp / name)
+                shutil.rmtree(snap, ignore_errors=True)
+                tmp.rename(snap)
+            if progress:
+                print(f"chunk {chunk}: {learned:,}/{cfg.decisions:,} decisions, {stats['games']} games, "
+                      f"q {losses['q']:.5f} value {losses['value']:.5f}, actor {stats['actor_decisions_per_s']:.0f}/s, "
+                      f"learner {losses['learner_samples_per_s']:.0f}/s", file=sys.stderr)
+            done_chunks, played = chunk, played + 1
+        if learned >= cfg.decisions:
+            from openlandlord.model import save_checkpoint
+            save_checkpoint(str(out_dir), learner.model, learner.mcfg,
+                            {**extra, "decisions_learned": learned, "chunk": done_chunks})
+        return row
+
+
+
+def run(args) -> int:
+    """`openlandlord dmc`."""
+    from openlandlord.games import game_options
+    if args.game not in GAMES:
+        raise UserError(f"dmc: --game {args.game} is not supported (only {', '.join(GAMES)})")
+    cfg = DmcConfig(game=args.game, options=game_options(args.game, args), decisions=args.decisions, chunk=args.chunk,
+                    envs=args.envs, epsilon=args.epsilon, lr=args.lr, batch_size=args.batch_size,
+                    seed=args.seed, snapshot_every=args.snapshot_every)
+    blas.reexec_with_openblas("dmc")
+    run_dmc(args.init, args.out, cfg, force=args.force)
+    return 0
+
+
+# -- the bench ---------------------------------------------------------------------------------
+
+def douzero_actor_rate(seconds: float, epsilon: float) -> dict | None:
+    """DouZero's own actor loop (douzero.dmc.utils.act without its buffers and queues): its
+    Environment and its three LSTM models on the CPU, one thread, its epsilon-greedy forward,
+    one move at a time. None when douzero is not installed."""
+    try:
+        import torch
+        from douzero.dmc.env_utils import Environment
+        from douzero.dmc.models import Model
+        from douzero.env import Env
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    flags = types.SimpleNamespace(exp_epsilon=epsilon, objective="adp")
+    model = Model(device="cpu")
+    model.eval()
+    env = Environment(Env(flags.objective), "cpu")
+    position, obs, out = env.initial()
+    moves = games = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        with torch.no_grad():
+            agent = model.forward(position, obs["z_batch"], obs["x_batch"], flags=flags)
+        position, obs, out = env.step(obs["legal_actions"][int(agent["action"].cpu().numpy())])
+        moves += 1
+        games += bool(out["done"])
+    elapsed = time.perf_counter() - started
+    return {"moves_per_s": round(moves / elapsed, 1), "games_per_s": round(games / elapsed, 2)}
+
+
+def bench(args) -> int:
+    """`openlandlord bench dmc --checkpoint DIR`: the actor's moves/s and learned decisions/s,
+    the learner's samples/s, and douzero's actor loop in the same run (one thread each)."""
+    from openlandlord.games import game_options
+
+    if not args.checkpoint:
+        raise UserError("bench dmc needs --checkpoint (a student to act and learn with)")
+    if args.game not in GAMES:
+        raise UserError(f"bench dmc: --game {args.game} is not supported (only {', '.join(GAMES)})")
+    blas.reexec_with_openblas("bench")
+    seconds = args.seconds or 10.0
+    cfg = DmcConfig(game=args.game, options=game_options(args.game, args), envs=args.envs or 64)
+    learner = Learner(cfg, args.checkpoint)
+    student = native_from(learner.model, learner.mcfg)
+    samples, moves, games, chunk = [], 0, 0, 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        chunk += 1
+        got, stats = collect(student, cfg, chunk, 2048, learner.mcfg.value_scale)
+        samples += got
+        moves += stats["moves"]
+        games += stats["games"]
+    acting = time.perf_counter() - started
+    learned = learner.learn(samples, 1)
+    douzero = douzero_actor_rate(seconds, cfg.epsilon)
+    result = {"game": cfg.game, "options": cfg.options, "envs": cfg.envs, "seconds": seconds,
+              "actor_moves_per_s": round(moves / acting, 1),
+              "actor_learned_decisions_per_s": round(len(samples) / acting, 1),
+              "actor_games_per_s": round(games / acting, 2),
+              "learner_samples_per_s": learned["learner_samples_per_s"],
+              "douzero_actor": douzero,
+              "actor_vs_douzero_moves": (round(moves / acting / douzero["moves_per_s"], 1) if douzero else None)}
+    print(f"DMC actor ({cfg.envs} games at once, native forward, one thread): {result['actor_moves_per_s']:,.0f} "
+          f"moves/s, {result['actor_learned_decisions_per_s']:,.0f} learned decisions/s, "
+          f"{result['actor_games_per_s']:,.1f} games/s")
+    print(f"DMC learner (MLX, batch {cfg.batch_size}): {result['learner_samples_per_s']:,.0f} samples/s")
+    if douzero:
+        print(f"douzero's actor loop (its env and LSTM models, torch CPU, one thread): "
+              f"{douzero['moves_per_s']:,.0f} moves/s, {douzero['games_per_s']:.1f} games/s; "
+              f"ours {result['actor_vs_douzero_moves']}x")
+    else:
+        print("douzero is not installed: its actor loop was not measured (pip install douzero gitpython)")
+    if args.json:
+        artefacts.write_json(args.json, result, indent=2)
+    return 0
