@@ -33,8 +33,12 @@ the git SHA).
 DouZero's own actor loop (`douzero.dmc`'s environment and models, CPU, its epsilon) in the
 same run, when douzero is installed.
 
-Only Dou Dizhu for now: a Shengji decision is a card of a play being built, whose return is
-the round's card points, not its payoff; that is not written.
+Both games: G is the game spec's `vec_return`, the value head's own target (Dou Dizhu the
+seat's payoff; Shengji the seat's team card-points margin around 80). A Shengji decision in
+the VecEnv is one card of a play being built (or END, or a `classic` declaration), as the
+decision loop builds a play too large to list; the arena's student lists whole plays below
+the spec's listing cap, so a Shengji student learns here in a finer form than most of its
+moves are asked in.
 """
 from __future__ import annotations
 
@@ -53,7 +57,7 @@ from openlandlord.errors import UserError
 
 METRICS = "metrics.jsonl"
 SNAPSHOTS = "snapshots"
-GAMES = ("doudizhu",)
+GAMES = ("doudizhu", "shengji")
 
 
 @dataclasses.dataclass
@@ -77,8 +81,7 @@ class DmcConfig:
 
     def __post_init__(self):
         if self.game not in GAMES:
-            raise UserError(f"dmc: --game {self.game} is not supported (only {', '.join(GAMES)}: a "
-                            "Shengji card step's Monte-Carlo return is not written)")
+            raise UserError(f"dmc: --game {self.game} is not supported (only {', '.join(GAMES)})")
         for name in ("decisions", "chunk", "envs", "batch_size", "snapshot_every"):
             if getattr(self, name) < 1:
                 raise UserError(f"dmc: {name} must be at least 1, got {getattr(self, name)}")
@@ -123,9 +126,12 @@ def chunk_seed(seed: int, chunk: int) -> int:
 def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tuple[list[dict], dict]:
     """Self-play with `student` (a NativeStudent) in every seat until `want` decisions of
     finished games are collected: (samples, stats). A sample is the featurizer's arrays of the
-    decision, `choice` (the index played in its legal list) and `target` (G, value units)."""
+    decision, `choice` (the index played in its legal list), `target` (G, value units) and
+    `game` (which of the chunk's finished games it is from)."""
     from openlandlord.envs import VecEnv
+    from openlandlord.games import spec
 
+    game = spec(cfg.game)
     seed = chunk_seed(cfg.seed, chunk)
     env = VecEnv(cfg.game, cfg.envs, seed=seed, features="full", **cfg.options)
     rng = np.random.default_rng(seed)
@@ -150,7 +156,8 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
             n = int(obs["n_tokens"][i])
             rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
                          "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
-                         "void": void, "actions": env.action_features(i), "env": i,
+                         "void": obs["void"][i].copy() if "void" in obs else void,
+                         "actions": env.action_features(i), "env": i,
                          "seat": int(obs["seat"][i])})
         for row, out in zip(rows, student.forward_batch(rows)):
             i = row.pop("env")
@@ -162,14 +169,16 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
             row["choice"] = k
             acts[i] = legal[i][k]
             pending[i].append(row)
-        obs, rewards, dones, _ = env.step(acts)
+        obs, rewards, dones, info = env.step(acts)
         moves += cfg.envs
         for i in np.flatnonzero(dones):
-            games += 1
             first_seat_payoff += float(rewards[i, 0])
             for row in pending[i]:
-                row["target"] = float(np.clip(rewards[i, row.pop("seat")] / scale, -1.0, 1.0))
+                raw = game.vec_return(row.pop("seat"), row["role"], rewards[i], info, i)
+                row["target"] = float(np.clip(raw / scale, -1.0, 1.0))
+                row["game"] = games
                 samples.append(row)
+            games += 1
             pending[i] = []
     elapsed = time.perf_counter() - started
     learned = len(samples)

@@ -94,6 +94,15 @@ class Recipe:
     generation_set: tuple = ()
     generation_teacher: str = ""
     generation_dev: tuple = ()
+    # Deep Monte-Carlo self-play (issue 19, lever 4; distill/dmc.py): after everything above,
+    # `openlandlord dmc` fine-tunes the student on `dmc_decisions` self-play decisions
+    # (0: off unless `ship --dmc N`) into OUT/student-dmc, the shipped one, which then plays
+    # the student it started from on `dmc_dev` (mirrored, CIs; results.json "dmc").
+    dmc_decisions: int = 0
+    dmc_dev: tuple = ()
+    # Opponents also played in DouZero's protocol (`eval --protocol douzero`: WP, ADP) on the
+    # dev (and final) deal set.
+    protocol_opponents: tuple = ()
 
 
 # Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
@@ -179,7 +188,7 @@ def _figures(path: Path) -> dict:
     keys = ("mean_score", "mean_score_ci95", "mean_points", "mean_points_ci95")
     return {"opponent": r["opponent"], "deal_set": r["deal_set"]["name"], "deals": r["deals"],
             "games": r["games"], "win_rate": r["win_rate"], "win_rate_ci95": r["win_rate_ci95"],
-            **{k: r[k] for k in keys + ("bidding",) if k in r},
+            **{k: r[k] for k in keys + ("bidding", "protocol", "wp", "wp_ci95", "adp", "adp_ci95") if k in r},
             "per_role": {role: {k: v[k] for k in ("games", "win_rate") + keys if k in v}
                          for role, v in r["per_role"].items()},
             "git_sha": r["git_sha"]}
@@ -201,14 +210,17 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
          workers: int = 2, ledger: str | None = None, final_args: list | None = None,
          mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False, options: dict | None = None, force: bool = False,
-         from_dir: str | None = None, generations: int | None = None) -> dict | None:
+         from_dir: str | None = None, generations: int | None = None,
+         dmc: int | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
     earlier ship from this OUT (say, the committed student) is replaced only with `force`.
     `from_dir`: start the fine-tuning round from that student (no teacher or mix rounds).
-    `generations`: the most generations of iterated distillation (default: the recipe's)."""
+    `generations`: the most generations of iterated distillation (default: the recipe's).
+    `dmc`: decisions of the DMC stage (default: the recipe's; with `from_dir`, the DMC stage
+    alone runs, from that student)."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-            dry_run, options, force, from_dir, generations)
+            dry_run, options, force, from_dir, generations, dmc)
     if dry_run:
         return _ship(*args)
     with artefacts.exclusive(Path(out).resolve(), "--out"):
@@ -234,7 +246,7 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 
 
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-          dry_run, options, force, from_dir, generations=None) -> dict | None:
+          dry_run, options, force, from_dir, generations=None, dmc=None) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -254,8 +266,10 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
         raise UserError(f"--generations needs 0 or more, got {generations}")
     if generations and not recipe.generation_values:
         raise UserError(f"--generations: the {game} recipe has no iterated-distillation loop")
+    if dmc is not None and dmc < 0:
+        raise UserError(f"--dmc needs 0 or more decisions, got {dmc}")
     if from_dir is not None:
-        if not recipe.fine_values:
+        if not recipe.fine_values and not dmc:
             raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
         from_dir = Path(from_dir).resolve()
         if not (from_dir / "config.json").is_file():
@@ -266,6 +280,7 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
         [student for _, student in rounds]
     steps += [out_dir / f"{kind}-gen-{k}" for kind in ("data", "union", "student")
               for k in range(1, max(recipe.generations, generations or 0) + 1)]
+    steps.append(out_dir / "student-dmc")
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
@@ -273,17 +288,17 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     if dry_run:
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, True, options, data, first, rounds, final, from_dir,
-                      generations)
+                      generations, dmc)
     with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, False, options, data, first, rounds, final, from_dir,
-                      generations)
+                      generations, dmc)
 
 
 def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
            epochs, dry_run, options, data, first, rounds, final, from_dir=None,
-           generations=None) -> dict | None:
+           generations=None, dmc=None) -> dict | None:
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
@@ -302,16 +317,25 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         final, round_info = _rounds(run, game, recipe, flags, teacher_data, data, first, rounds,
                                     mix_deals, epochs, seed, workers)
     fine = None
-    if recipe.fine_values:
+    dmc = recipe.dmc_decisions if dmc is None else dmc
+    dmc_only = from_dir is not None and dmc > 0
+    if dmc_only:
+        final = from_dir
+    elif recipe.fine_values:
         final, fine = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
                                   seeds["fine_deals"], seed, workers, dry_run)
     limit = recipe.generations if generations is None else generations
     loop = None
-    if limit and recipe.generation_values:
+    if limit and recipe.generation_values and not dmc_only:
         first_gen = seed + len(rounds) + 1 + len(recipe.fine_values)
         seeds["generation_deals"] = [first_gen + k for k in range(limit * len(recipe.generation_values))]
         final, loop = _generations(run, game, recipe, flags, out_dir, final, seeds["generation_deals"],
                                    seed, workers, ledger, limit, dry_run)
+    dmc_record = None
+    if dmc:
+        seeds["dmc"] = seed
+        final, dmc_record = _dmc_stage(run, game, recipe, flags, out_dir, final, dmc, seeds, workers,
+                                       ledger, dry_run)
     evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
     if dry_run:
         return None
@@ -337,6 +361,8 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         results[recipe.fine_name] = fine
     if loop is not None:
         results["generations"] = loop
+    if dmc_record is not None:
+        results["dmc"] = dmc_record
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
     if ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
@@ -493,6 +519,32 @@ def _generations(run, game, recipe, flags, out_dir, start, seeds, seed, workers,
     return previous, record
 
 
+def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, workers, ledger,
+               dry_run) -> tuple[Path, dict]:
+    """The DMC stage (Recipe.dmc_decisions): `openlandlord dmc` from `start` into
+    OUT/student-dmc, then that student against `start` on `dmc_dev`."""
+    student = out_dir / "student-dmc"
+    try:
+        learned = json.loads((student / "config.json").read_text()).get("decisions_learned", 0)
+    except (OSError, ValueError):
+        learned = 0
+    run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
+                         "--decisions", decisions, "--seed", seeds["dmc"]), learned >= decisions)
+    path = out_dir / "eval" / student.name / "dev-vs-start.json"
+    if not dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    run.step("eval-dmc-vs-start",
+             _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
+                  "--opponent", f"student:{_arg(start)}", *recipe.dmc_dev, "--seed", seeds["eval"],
+                  "--workers", workers, "--json", path, "--ledger", Path(ledger).resolve()),
+             path.exists())
+    record = {"from": _arg(start), "student": _arg(student), "decisions": decisions,
+              "metrics": _arg(student / "metrics.jsonl")}
+    if path.exists():
+        record["vs_start"] = _figures(path)
+    return student, record
+
+
 def _plot_generations(path: Path, done: list) -> Path | None:
     """Strength by generation: each generation's summed head-to-head gains over generation 0,
     with each step's 95% interval; None without matplotlib."""
@@ -538,9 +590,12 @@ def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers,
     student = f"student:{_arg(final)}"
     # (label, eval arguments, opponent, game flags, the figure's name in results.json, its
     # file's stem): the opponents on the dev (and final) set, then the bidding round's twins.
+    sets = [("dev", recipe.dev)] + ([("final", final_args)] if final_args else [])
     plan = [(label, args, opponent, flags, opponent, opponent.split(":")[0])
-            for label, args in [("dev", recipe.dev)] + ([("final", final_args)] if final_args else [])
-            for opponent in recipe.opponents]
+            for label, args in sets for opponent in recipe.opponents]
+    plan += [(label, args, opponent, [*flags, "--protocol", "douzero"], f"douzero-{opponent}",
+              f"douzero-{opponent.split(':')[0]}")
+             for label, args in sets for opponent in recipe.protocol_opponents]
     for label, sets in [("dev", recipe.bid_dev)] + ([("final", recipe.bid_final)] if final_args else []):
         plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow], f"bids-{flow}", f"bids-{flow}")
                  for flow, args in sets]
@@ -597,6 +652,10 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
                    help="the most generations of iterated distillation after the fine-tuning "
                         "round (each fine-tuned on teacher deals half chosen by the last, and "
                         "kept while it beats the last on the dev deals; default: the recipe's)")
+    p.add_argument("--dmc", type=int, default=None,
+                   help="decisions of Deep Monte-Carlo self-play fine-tuning after the recipe's "
+                        "rounds (distill/dmc.py; default: the recipe's, 0 = none); with --from, "
+                        "the DMC stage alone runs, from that student")
     p.add_argument("--from", dest="from_dir", default=None,
                    help="start the recipe's fine-tuning round (Dou Dizhu's bidding flows, "
                         "Shengji tractor's trump ranks, Shengji classic's 128-world teacher) "
@@ -612,7 +671,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
              epochs=args.epochs, dry_run=args.dry_run, force=args.force, from_dir=args.from_dir,
-             generations=args.generations,
+             generations=args.generations, dmc=args.dmc,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

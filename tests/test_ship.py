@@ -37,7 +37,10 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     results = json.loads((shipped / "results.json").read_text())
     assert results["quick"] is True and results["game"] == "doudizhu"
     recipe = ship.QUICK["doudizhu"]
-    assert set(results["eval"]["dev"]) == set(recipe.opponents) | {f"bids-{f}" for f, _ in recipe.bid_dev}
+    assert set(results["eval"]["dev"]) == (set(recipe.opponents) | {f"bids-{f}" for f, _ in recipe.bid_dev}
+                                           | {f"douzero-{o}" for o in recipe.protocol_opponents})
+    protocol = results["eval"]["dev"].pop("douzero-rlcard")
+    assert protocol["protocol"] == "douzero" and 0 <= protocol["wp"] <= 1 and "adp_ci95" in protocol
     for figures in results["eval"]["dev"].values():
         assert figures["games"] == 3 * figures["deals"]  # every deal played from all 3 seats
         lo, hi = figures["mean_score_ci95"]
@@ -48,7 +51,7 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
     assert commands == results["commands"]
     assert [c.split()[1] for c in commands] == ["generate", "train", "generate", "train",
-                                                "generate", "generate", "train"] + ["eval"] * 5
+                                                "generate", "generate", "train"] + ["eval"] * 6
     assert f"student:{out / 'student-1'}:0.5" in commands[2]
     # The bidding round: teacher deals of each flow, the last round's student fine-tuned on
     # them (the shipped one), and its own bids played against its rule-bidding twin.
@@ -63,7 +66,7 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
         assert figures["opponent"].endswith(",bid=rule") and "landlord_rate" in figures["bidding"]
         assert f"--bidding {flow}" in " ".join(c for c in commands if figures["opponent"] in c)
     # The quick run's evals went to its own ledger, not the project's.
-    assert len((out / "ledger.jsonl").read_text().splitlines()) == 5
+    assert len((out / "ledger.jsonl").read_text().splitlines()) == 6
 
 
 def test_rerun_skips_every_finished_step(quick):
@@ -71,7 +74,7 @@ def test_rerun_skips_every_finished_step(quick):
     proc = _run("--game", "doudizhu", "--out", str(out), "--quick")
     assert proc.returncode == 0, proc.stderr
     assert not [line for line in proc.stdout.splitlines() if line.startswith("$ ")]
-    assert proc.stdout.count("done already, skipped") == 12
+    assert proc.stdout.count("done already, skipped") == 13
 
 
 def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, capsys, monkeypatch):
@@ -82,7 +85,7 @@ def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, cap
     assert ship.ship("doudizhu", str(tmp_path / "b"), None, quick=True, dry_run=True,
                      from_dir=str(shipped)) is None
     commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-    assert [c.split()[1] for c in commands] == ["generate", "generate", "train"] + ["eval"] * 5
+    assert [c.split()[1] for c in commands] == ["generate", "generate", "train"] + ["eval"] * 6
     assert f"init={shipped}" in commands[2] and not (tmp_path / "b").exists()
     with pytest.raises(UserError, match="no student there"):
         ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
@@ -157,7 +160,8 @@ def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
     commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
     flows = ship.RECIPES["doudizhu"].fine_values
     assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + \
-        ["generate"] * len(flows) + ["train"] + ["eval"] * 5
+        ["generate"] * len(flows) + ["train"] + ["eval"] * 6
+    assert "--protocol douzero" in commands[-3] and "--opponent rlcard" in commands[-3]
     assert f"--mix student:{tmp_path / 'a' / 'student'}:0.5" in commands[4]
     assert "--deals 1000" in commands[4] and "--seed 3" in commands[4]
     # The bidding round's flows take the seeds after the rounds', and start from round 2.
@@ -266,6 +270,27 @@ def test_generations_loop_keeps_each_generation_only_while_it_beats_the_last(qui
     with pytest.raises(UserError, match="no iterated-distillation loop"):
         ship.ship("shengji", str(tmp_path / "x"), None, quick=True, generations=1,
                   options={"rules": "classic"})
+
+
+def test_dmc_stage_from_a_shipped_student_runs_alone_and_ships_its_student(quick, tmp_path):
+    """`ship --from DIR --dmc N` (issue 19, lever 4): only `openlandlord dmc` from DIR, its
+    student against DIR on the dev deals, then the usual evals; the DMC student ships."""
+    out, _ = quick
+    shipped, work = out / "shipped", tmp_path / "d"
+    results = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
+                        from_dir=str(shipped), dmc=200)
+    kinds = [c.split()[1] for c in results["commands"]]
+    assert kinds == ["dmc", "eval"] + ["eval"] * 6
+    assert f"--init {shipped}" in results["commands"][0] and "--decisions 200" in results["commands"][0]
+    record = results["dmc"]
+    assert record["from"] == str(shipped) and record["student"] == str(work / "student-dmc")
+    assert record["vs_start"]["opponent"] == f"student:{shipped}"
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert config == json.loads((work / "student-dmc" / "config.json").read_text())
+    assert config["training"] == "dmc" and config["decisions_learned"] >= 200
+    assert "bids" not in results and results["seeds"]["dmc"] == 1
+    with pytest.raises(UserError, match="--dmc needs 0 or more"):
+        ship.ship("doudizhu", str(tmp_path / "e"), None, quick=True, dry_run=True, dmc=-1)
 
 
 def test_beats_reads_points_in_shengji_and_the_score_elsewhere():

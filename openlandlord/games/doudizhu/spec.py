@@ -65,7 +65,10 @@ class DoudizhuSpec(BaseSpec):
                        # 0.1, the CI half-width of doudizhu-dev-300).
                        generation_values=(("call-rob", 1000), ("points", 1000), ("none", 2000)),
                        generation_epochs=2, generation_set=("lr=0.0005", "warmup_steps=50"),
-                       generation_dev=("--deals", "3000"))
+                       generation_dev=("--deals", "3000"),
+                       # DMC self-play (issue 19, lever 4; off unless `ship --dmc N`): the
+                       # student it starts from is played on 3,000 ad-hoc dev deals as above.
+                       dmc_dev=("--deals", "3000"), protocol_opponents=("rlcard",))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
@@ -76,7 +79,8 @@ class DoudizhuSpec(BaseSpec):
                              bid_dev=(("call-rob", ("--deals", "2")), ("points", ("--deals", "1"))),
                              bid_final=(("call-rob", ("--deals", "1")),),
                              generation_values=(("none", 2),), generation_epochs=1,
-                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"))
+                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"),
+                             dmc_dev=("--deals", "1"), protocol_opponents=("rlcard",))
 
     @property
     def observation_type(self):
@@ -189,6 +193,10 @@ class DoudizhuSpec(BaseSpec):
         """The batched native environment (openlandlord.envs.VecEnv)."""
         from ...envs._ddz_vec import DoudizhuVecEnv
         return DoudizhuVecEnv(num_envs, seed, features, **options)
+
+    def vec_return(self, seat: int, role: int, rewards, info: dict, env: int) -> float:
+        """The seat's payoff, as `features.value_score` reads a recorded score."""
+        return float(rewards[seat])
 
     def env_actions(self):
         """The fixed action space of the RL environments (openlandlord.envs.actions)."""

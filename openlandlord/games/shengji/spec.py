@@ -277,6 +277,12 @@ class ShengjiSpec(BaseSpec):
             assert captured + state.declarer_points + result.get("kitty_points", 0) == 200, \
                 "points not conserved"
 
+    def vec_return(self, seat: int, role: int, rewards, info: dict, env: int) -> float:
+        """The seat's team points margin (`features.value_score`): role = position from the
+        dealer, whose team (roles 0 and 2) declares; info["attacker_points"] the round's score."""
+        margin = float(info["attacker_points"][env]) - 80.0
+        return -margin if role % 2 == 0 else margin
+
     def vec_env(self, num_envs: int, seed: int, features: str, options: dict):
         """The batched native environment of either ruleset (`openlandlord.envs.VecEnv`,
         `envs._shengji_vec`); single deals only."""
