@@ -216,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "env: the VecEnv's moves/s beside a Python loop and the PettingZoo env; "
                             "dmc: the DMC actor and learner beside douzero's actor loop (needs --checkpoint)")
     _game_options(bench)
-    bench.add_argument("--checkpoint", default=None, help="latency: checkpoint folder to measure")
+    bench.add_argument("--checkpoint", default=None, help="latency, dmc: checkpoint folder to measure")
     bench.add_argument("--json", default=None, help="also write the results to this JSON file")
     bench.add_argument("--seconds", type=_positive(float), default=None,
                        help="time budget per measurement (default: each bench's own, 2-3 s)")
