@@ -78,6 +78,9 @@ class DmcConfig:
     value_weight: float = 0.5
     seed: int = 0
     snapshot_every: int = 10
+    # One game option whose value changes by chunk ({"bidding": ["call-rob", "points"]}):
+    # chunk k plays values[(k - 1) % len(values)], so bids are learned in every flow too.
+    cycle: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -89,6 +92,20 @@ class DmcConfig:
             raise UserError(f"dmc: --epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.lr < 1.0:
             raise UserError(f"dmc: --lr must be in (0, 1), got {self.lr}")
+        if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
+            raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
+        from openlandlord.games import spec
+        for name, values in self.cycle.items():
+            if name not in {o.name for o in spec(self.game).options}:
+                raise UserError(f"dmc: --cycle {name}: not an option of {self.game}")
+            for value in values:
+                spec(self.game).check_options({**self.options, name: value})
+
+    def options_of(self, chunk: int) -> dict:
+        """The game options chunk `chunk` plays."""
+        for name, values in self.cycle.items():
+            return {**self.options, name: values[(chunk - 1) % len(values)]}
+        return dict(self.options)
 
     def settings(self) -> dict:
         """Everything a resumed run must share with the run it continues."""
@@ -133,7 +150,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
 
     game = spec(cfg.game)
     seed = chunk_seed(cfg.seed, chunk)
-    env = VecEnv(cfg.game, cfg.envs, seed=seed, features="full", **cfg.options)
+    env = VecEnv(cfg.game, cfg.envs, seed=seed, features="full", **cfg.options_of(chunk))
     rng = np.random.default_rng(seed)
     void = np.zeros((student.config.belief_holders, student.config.belief_slots), np.float32)
     obs = env.reset()
@@ -327,6 +344,16 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
 
 
 
+def parse_cycle(text: str | None) -> dict:
+    """`--cycle NAME=V1,V2,...` -> {NAME: [V1, V2, ...]} ({} for None)."""
+    if not text:
+        return {}
+    name, sep, values = text.partition("=")
+    if not sep or not name or not values:
+        raise UserError(f"--cycle takes NAME=V1,V2,... (a game option and its values), got {text!r}")
+    return {name.replace("-", "_"): values.split(",")}
+
+
 def run(args) -> int:
     """`openlandlord dmc`."""
     from openlandlord.games import game_options
@@ -334,7 +361,7 @@ def run(args) -> int:
         raise UserError(f"dmc: --game {args.game} is not supported (only {', '.join(GAMES)})")
     cfg = DmcConfig(game=args.game, options=game_options(args.game, args), decisions=args.decisions, chunk=args.chunk,
                     envs=args.envs, epsilon=args.epsilon, lr=args.lr, batch_size=args.batch_size,
-                    seed=args.seed, snapshot_every=args.snapshot_every)
+                    seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle))
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

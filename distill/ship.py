@@ -100,6 +100,7 @@ class Recipe:
     # the student it started from on `dmc_dev` (mirrored, CIs; results.json "dmc").
     dmc_decisions: int = 0
     dmc_dev: tuple = ()
+    dmc_cycle: str = ""    # `dmc --cycle` (Dou Dizhu: every bidding flow, so bids are learned too)
     # Opponents also played in DouZero's protocol (`eval --protocol douzero`: WP, ADP) on the
     # dev (and final) deal set.
     protocol_opponents: tuple = ()
@@ -528,8 +529,9 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
         learned = json.loads((student / "config.json").read_text()).get("decisions_learned", 0)
     except (OSError, ValueError):
         learned = 0
+    cycle = ("--cycle", recipe.dmc_cycle) if recipe.dmc_cycle else ()
     run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
-                         "--decisions", decisions, "--seed", seeds["dmc"]), learned >= decisions)
+                         "--decisions", decisions, "--seed", seeds["dmc"], *cycle), learned >= decisions)
     path = out_dir / "eval" / student.name / "dev-vs-start.json"
     if not dry_run:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     dmc.add_argument("--seed", type=int, default=0, help="seed of the games and the exploration")
     dmc.add_argument("--snapshot-every", dest="snapshot_every", type=_positive(int), default=10,
                      help="keep a copy of the student every N chunks under OUT/snapshots")
+    dmc.add_argument("--cycle", default=None, metavar="NAME=V1,V2,...",
+                     help="a game option whose value changes by chunk, e.g. bidding=call-rob,points,none "
+                          "(bids are then learned in every flow)")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")
 
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",

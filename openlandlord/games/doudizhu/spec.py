@@ -68,7 +68,10 @@ class DoudizhuSpec(BaseSpec):
                        generation_dev=("--deals", "3000"),
                        # DMC self-play (issue 19, lever 4; off unless `ship --dmc N`): the
                        # student it starts from is played on 3,000 ad-hoc dev deals as above.
-                       dmc_dev=("--deals", "3000"), protocol_opponents=("rlcard",))
+                       # Self-play in every bidding flow in turn: trained at `none` alone,
+                       # its bids drifted to always call, rob and double (docs/dmc.md).
+                       dmc_dev=("--deals", "3000"), dmc_cycle="bidding=call-rob,points,none",
+                       protocol_opponents=("rlcard",))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
                              opponents=("rule", "rlcard", "pimc:worlds=4"),
@@ -80,7 +83,8 @@ class DoudizhuSpec(BaseSpec):
                              bid_final=(("call-rob", ("--deals", "1")),),
                              generation_values=(("none", 2),), generation_epochs=1,
                              generation_set=("lr=0.0005",), generation_dev=("--deals", "1"),
-                             dmc_dev=("--deals", "1"), protocol_opponents=("rlcard",))
+                             dmc_dev=("--deals", "1"), dmc_cycle="bidding=call-rob,points,none",
+                             protocol_opponents=("rlcard",))
 
     @property
     def observation_type(self):
