@@ -150,3 +150,17 @@ def test_shengji_targets_are_each_teams_points_margin(rules, init):
         if len(teams) == 2:
             (declarers,), (attackers,) = teams[0], teams[1]
             assert declarers == pytest.approx(-attackers)
+
+
+def test_cycle_plays_each_value_of_one_option_in_turn(capsys, tmp_path):
+    """`--cycle bidding=call-rob,points,none`: chunk k plays the k-th flow (cyclically), and the
+    bids of those games are learned like plays (their legal lists are the bid words)."""
+    cfg = tiny(cycle=dmc.parse_cycle("bidding=call-rob,points,none"))
+    assert [cfg.options_of(k)["bidding"] for k in (1, 2, 3, 4)] == ["call-rob", "points", "none", "call-rob"]
+    student = NativeStudent(SHIPPED)
+    samples, _ = dmc.collect(student, cfg, 1, 200, student.config.value_scale)
+    assert any(s["role"] == 3 for s in samples)        # role 3: still bidding
+    for bad in ("bidding=foo", "rules=classic", "bidding"):
+        assert main(["dmc", "--init", SHIPPED, "--out", str(tmp_path / "z"), "--decisions", "10",
+                     "--cycle", bad]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
