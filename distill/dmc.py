@@ -283,7 +283,7 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
     resumes. `stop_after` ends after that many chunks of this call (as an interruption
     would), for tests. Returns the last chunk's metrics row."""
     from .checkpoints import restore, save_epoch
-    from .train import _check_fresh_out
+    from .train import check_fresh_out
 
     out_dir = Path(out)
     if out_dir.exists() and not out_dir.is_dir():
@@ -292,7 +292,7 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         artefacts.remove_stale_temporaries(out_dir)
         resuming = (out_dir / "last").exists() and not force
         if not resuming:
-            _check_fresh_out(out_dir, force)
+            check_fresh_out(out_dir, force)
         learner = Learner(cfg, init)
         if learner.mcfg.game != cfg.game:
             raise UserError(f"--init {init} is a {learner.mcfg.game} student, not {cfg.game}")

@@ -68,7 +68,7 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
     with artefacts.exclusive(out_dir, "--out"):
         artefacts.remove_stale_temporaries(out_dir)
         if not resume:
-            _check_fresh_out(out_dir, force)
+            check_fresh_out(out_dir, force)
         return _train(data, out_dir, cfg, resume, stop_after, progress, group)
 
 
@@ -92,7 +92,7 @@ def start_from(trainer, directory: str, mcfg) -> None:
     mx.eval(trainer.model.parameters())
 
 
-def _check_fresh_out(out_dir: Path, force: bool) -> None:
+def check_fresh_out(out_dir: Path, force: bool) -> None:
     """A new run's --out: empty, new, or left by a run killed before its first epoch; else
     (a training run, a finished student such as a copy of data/models/X, other files)
     refused unless `force`, which removes it."""
