@@ -19,8 +19,8 @@ The loop is in chunks. Chunk k: a fresh `VecEnv` (every seat the current student
 (seed, k)) plays until `chunk` decisions of finished games are collected (a seat's moves
 with one legal action are played but not learned), the student acting through the native
 forward pass with epsilon-greedy exploration; then one pass over those decisions in batches
-of similar legal-list length (the trainer's batching), AdamW at a constant rate after a
-short warmup. After every chunk the run's state (student, optimizer moments, counters) is
+of similar legal-list length, through the distillation trainer's own step (distill/trainer.py,
+with this loss; AdamW at a constant rate after a short warmup). After every chunk the run's state (student, optimizer moments, counters) is
 saved atomically in `OUT/epoch-NNNN` (NNNN: the chunk; the trainer's checkpoint code),
 `OUT/last` points to it, and a rerun resumes after it: an interrupted run loses at most one
 chunk, and chunk k is the same whenever it is played. Every `snapshot_every` chunks the
@@ -216,63 +216,54 @@ def native_from(model, config):
 
 # -- learning ----------------------------------------------------------------------------------
 
-class Learner:
-    """The student, its optimizer and the DMC step."""
+def make_trainer(cfg: DmcConfig, init: str):
+    """-> (trainer, the init's checkpoint meta): the trainer's own model, AdamW and step
+    (distill/trainer.py) with the DMC loss, at a constant rate after the warmup (its cosine
+    decays from lr to min_lr = lr), starting from the student in `init`."""
+    import mlx.core as mx
 
-    def __init__(self, cfg: DmcConfig, init: str):
-        import mlx.core as mx
-        import mlx.nn as nn
-        import mlx.optimizers as optim
+    from openlandlord.model.checkpoint import read_meta
+    from openlandlord.model.student import ModelConfig
 
-        from openlandlord.model import load_checkpoint
+    from .config import TrainConfig
+    from .train import start_from
+    from .trainer import Trainer
 
-        self.model, self.mcfg, self.init_meta = load_checkpoint(init)
-        self.model.train()
-        mx.random.seed(cfg.seed)
-        warmup = cfg.warmup_steps
-        schedule = (optim.join_schedules([optim.linear_schedule(cfg.lr / warmup, cfg.lr, warmup),
-                                          lambda _: cfg.lr], [warmup]) if warmup else cfg.lr)
-        self.optimizer = optim.AdamW(learning_rate=schedule, weight_decay=cfg.weight_decay)
-        self.optimizer.init(self.model.trainable_parameters())
-        mx.eval(self.model.parameters(), self.optimizer.state)
-        coef = q_coefficient(cfg.game, self.mcfg.value_scale)
-        grad_fn = nn.value_and_grad(self.model, lambda m, b: dmc_loss(m, b, coef, cfg.value_weight))
-        self.cfg = cfg
+    meta = read_meta(init)
+    mcfg = ModelConfig.from_dict(meta["config"])
+    if mcfg.game != cfg.game:
+        raise UserError(f"--init {init} is a {mcfg.game} student, not {cfg.game}")
+    plan = TrainConfig(lr=cfg.lr, min_lr=cfg.lr, warmup_steps=cfg.warmup_steps,
+                       weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip, seed=cfg.seed,
+                       batch_size=cfg.batch_size, group_by_length=cfg.group_by_length)
+    coef = q_coefficient(cfg.game, mcfg.value_scale)
+    trainer = Trainer(plan, mcfg, 2 * max(cfg.warmup_steps, 1), mx.distributed.init(),
+                      loss=lambda m, b: dmc_loss(m, b, coef, cfg.value_weight))
+    start_from(trainer, init, mcfg)
+    return trainer, meta
 
-        def step(batch):
-            (total, parts), grads = grad_fn(self.model, batch)
-            if cfg.grad_clip > 0:
-                grads, _ = optim.clip_grad_norm(grads, cfg.grad_clip)
-            self.optimizer.update(self.model, grads)
-            return total, parts
-        self._step = step
 
-    def learn(self, samples: list[dict], chunk: int) -> dict:
-        """One pass over a chunk's decisions; -> mean losses and samples/s."""
-        import mlx.core as mx
+def learn(trainer, samples: list[dict], chunk: int) -> dict:
+    """One pass over a chunk's decisions in the trainer's batches; -> mean losses, samples/s."""
+    from openlandlord import features
 
-        from openlandlord import features
+    from .batches import epoch_batches
 
-        from .batches import epoch_batches
-
-        counts = np.array([len(s["actions"]) for s in samples], np.int64)
-        plan = types.SimpleNamespace(seed=self.cfg.seed, shuffle=True, batch_size=self.cfg.batch_size,
-                                     group_by_length=self.cfg.group_by_length)
-        sums = {"loss": 0.0, "q": 0.0, "value": 0.0}
-        started = time.perf_counter()
-        for idx in epoch_batches(counts, plan, chunk):
-            rows = [samples[i] for i in idx]
-            batch = features.collate(rows)
-            batch["choice"] = np.array([r["choice"] for r in rows], np.int32)
-            batch["target"] = np.array([r["target"] for r in rows], np.float32)
-            total, parts = self._step({k: mx.array(v) for k, v in batch.items()})
-            mx.eval(self.model.parameters(), self.optimizer.state, total, parts)
-            for key, value in (("loss", total), *parts.items()):
-                sums[key] += float(value) * len(rows)
-        elapsed = time.perf_counter() - started
-        return {**{k: v / len(samples) for k, v in sums.items()},
-                "learner_seconds": round(elapsed, 2),
-                "learner_samples_per_s": round(len(samples) / elapsed, 1)}
+    counts = np.array([len(s["actions"]) for s in samples], np.int64)
+    sums = {"loss": 0.0, "q": 0.0, "value": 0.0}
+    started = time.perf_counter()
+    for idx in epoch_batches(counts, trainer.cfg, chunk):
+        rows = [samples[i] for i in idx]
+        batch = features.collate(rows)
+        batch["choice"] = np.array([r["choice"] for r in rows], np.int32)
+        batch["target"] = np.array([r["target"] for r in rows], np.float32)
+        total, parts = trainer.train_step(batch, 1.0)
+        for key, value in (("loss", total), *parts.items()):
+            sums[key] += value * len(rows)
+    elapsed = time.perf_counter() - started
+    return {**{k: v / len(samples) for k, v in sums.items()},
+            "learner_seconds": round(elapsed, 2),
+            "learner_samples_per_s": round(len(samples) / elapsed, 1)}
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -293,44 +284,39 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         resuming = (out_dir / "last").exists() and not force
         if not resuming:
             check_fresh_out(out_dir, force)
-        learner = Learner(cfg, init)
-        if learner.mcfg.game != cfg.game:
-            raise UserError(f"--init {init} is a {learner.mcfg.game} student, not {cfg.game}")
+        trainer, init_meta = make_trainer(cfg, init)
         done_chunks, learned = 0, 0
         if resuming:
             state = json.loads((out_dir / "last" / "trainer.json").read_text())
             if state.get("dmc") != cfg.settings() or state.get("init") != init:
                 raise UserError(f"{out} holds a DMC run with other settings (or another --init); "
                                 "rerun it with the same ones, or pass --force to start over")
-            restore(learner, out_dir / "last")
+            restore(trainer, out_dir / "last")
             done_chunks, learned = state["chunk"], state["decisions_learned"]
         out_dir.mkdir(parents=True, exist_ok=True)
-        extra = {"dmc": cfg.settings(), "init": init, "init_weights_sha256": learner.init_meta.get("weights_sha256"),
+        extra = {"dmc": cfg.settings(), "init": init, "init_weights_sha256": init_meta.get("weights_sha256"),
                  "game_options": [cfg.options], "training": "dmc"}
         row: dict = {}
         played = 0
         while learned < cfg.decisions and (stop_after is None or played < stop_after):
             chunk = done_chunks + 1
             want = min(cfg.chunk, cfg.decisions - learned)
-            samples, stats = collect(native_from(learner.model, learner.mcfg), cfg, chunk, want,
-                                     learner.mcfg.value_scale)
-            losses = learner.learn(samples, chunk)
+            samples, stats = collect(native_from(trainer.model, trainer.mcfg), cfg, chunk, want,
+                                     trainer.mcfg.value_scale)
+            losses = learn(trainer, samples, chunk)
             learned += len(samples)
             row = {"kind": "chunk", "chunk": chunk, "decisions_learned": learned, **stats, **losses,
-                   "lr": float(learner.optimizer.learning_rate), "blas": "openblas" if blas.loaded() else "bundled"}
+                   "lr": trainer.lr, "blas": "openblas" if blas.loaded() else "bundled"}
             artefacts.append_line(out_dir / METRICS, json.dumps(row, sort_keys=True))
             state = {"epoch": chunk, "chunk": chunk, "decisions_learned": learned, "dmc": cfg.settings(),
                      "init": init}
-            save_epoch(out_dir, learner, state, {**extra, "decisions_learned": learned, "chunk": chunk})
+            save_epoch(out_dir, trainer, state, {**extra, "decisions_learned": learned, "chunk": chunk})
             if chunk % cfg.snapshot_every == 0:
-                snap = out_dir / SNAPSHOTS / f"chunk-{chunk:04d}"
-                tmp = out_dir / SNAPSHOTS / f".chunk-{chunk:04d}.tmp"
-                shutil.rmtree(tmp, ignore_errors=True)
-                tmp.mkdir(parents=True)
-                for name in ("weights.safetensors", "config.json"):
-                    shutil.copy2(out_dir / "last" / name, tmp / name)
-                shutil.rmtree(snap, ignore_errors=True)
-                tmp.rename(snap)
+                (out_dir / SNAPSHOTS).mkdir(exist_ok=True)
+                with artefacts.staged_folder(out_dir / SNAPSHOTS / f"chunk-{chunk:04d}", force=True) as tmp:
+                    tmp.mkdir()
+                    for name in ("weights.safetensors", "config.json"):
+                        shutil.copy2(out_dir / "last" / name, tmp / name)
             if progress:
                 print(f"chunk {chunk}: {learned:,}/{cfg.decisions:,} decisions, {stats['games']} games, "
                       f"q {losses['q']:.5f} value {losses['value']:.5f}, actor {stats['actor_decisions_per_s']:.0f}/s, "
@@ -338,10 +324,9 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
             done_chunks, played = chunk, played + 1
         if learned >= cfg.decisions:
             from openlandlord.model import save_checkpoint
-            save_checkpoint(str(out_dir), learner.model, learner.mcfg,
+            save_checkpoint(str(out_dir), trainer.model, trainer.mcfg,
                             {**extra, "decisions_learned": learned, "chunk": done_chunks})
         return row
-
 
 
 def parse_cycle(text: str | None) -> dict:
@@ -357,8 +342,6 @@ def parse_cycle(text: str | None) -> dict:
 def run(args) -> int:
     """`openlandlord dmc`."""
     from openlandlord.games import game_options
-    if args.game not in GAMES:
-        raise UserError(f"dmc: --game {args.game} is not supported (only {', '.join(GAMES)})")
     cfg = DmcConfig(game=args.game, options=game_options(args.game, args), decisions=args.decisions, chunk=args.chunk,
                     envs=args.envs, epsilon=args.epsilon, lr=args.lr, batch_size=args.batch_size,
                     seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle))
@@ -406,23 +389,21 @@ def bench(args) -> int:
 
     if not args.checkpoint:
         raise UserError("bench dmc needs --checkpoint (a student to act and learn with)")
-    if args.game not in GAMES:
-        raise UserError(f"bench dmc: --game {args.game} is not supported (only {', '.join(GAMES)})")
     blas.reexec_with_openblas("bench")
     seconds = args.seconds or 10.0
     cfg = DmcConfig(game=args.game, options=game_options(args.game, args), envs=args.envs or 64)
-    learner = Learner(cfg, args.checkpoint)
-    student = native_from(learner.model, learner.mcfg)
+    trainer, _ = make_trainer(cfg, args.checkpoint)
+    student = native_from(trainer.model, trainer.mcfg)
     samples, moves, games, chunk = [], 0, 0, 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         chunk += 1
-        got, stats = collect(student, cfg, chunk, 2048, learner.mcfg.value_scale)
+        got, stats = collect(student, cfg, chunk, 2048, trainer.mcfg.value_scale)
         samples += got
         moves += stats["moves"]
         games += stats["games"]
     acting = time.perf_counter() - started
-    learned = learner.learn(samples, 1)
+    learned = learn(trainer, samples, 1)
     douzero = douzero_actor_rate(seconds, cfg.epsilon) if cfg.game == "doudizhu" else None
     result = {"game": cfg.game, "options": cfg.options, "envs": cfg.envs, "seconds": seconds,
               "actor_moves_per_s": round(moves / acting, 1),

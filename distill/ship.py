@@ -489,19 +489,12 @@ def _generations(run, game, recipe, flags, out_dir, start, seeds, seed, workers,
         run.step(f"train-gen-{k}", *_train_command(union, student, recipe.generation_epochs, seed,
                                                    _fine_tune_set(recipe, previous)
                                                    + recipe.generation_set))
-        path = out_dir / "eval" / student.name / "dev-previous.json"
-        if not dry_run:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        run.step(f"eval-gen-{k}-previous",
-                 _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
-                      "--opponent", f"student:{_arg(previous)}", *recipe.generation_dev,
-                      "--seed", 0, "--workers", workers, "--json", path,
-                      "--ledger", Path(ledger).resolve()),
-                 path.exists())
+        figures = _head_to_head(run, f"eval-gen-{k}-previous", game, flags, student, previous,
+                                recipe.generation_dev, out_dir / "eval" / student.name / "dev-previous.json",
+                                workers, ledger, dry_run)
         if dry_run:
             previous = student
             continue
-        figures = _figures(path)
         entry = {"generation": k, "from": _arg(previous), "student": _arg(student),
                  "teacher": teacher, "mix": mix, "data": _arg(data),
                  "datasets": {v: _dataset_counts(data / v) for v, _ in recipe.generation_values},
@@ -532,19 +525,26 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
     cycle = ("--cycle", recipe.dmc_cycle) if recipe.dmc_cycle else ()
     run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
                          "--decisions", decisions, "--seed", seeds["dmc"], *cycle), learned >= decisions)
-    path = out_dir / "eval" / student.name / "dev-vs-start.json"
-    if not dry_run:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    run.step("eval-dmc-vs-start",
-             _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
-                  "--opponent", f"student:{_arg(start)}", *recipe.dmc_dev, "--seed", seeds["eval"],
-                  "--workers", workers, "--json", path, "--ledger", Path(ledger).resolve()),
-             path.exists())
+    figures = _head_to_head(run, "eval-dmc-vs-start", game, flags, student, start, recipe.dmc_dev,
+                            out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger, dry_run)
     record = {"from": _arg(start), "student": _arg(student), "decisions": decisions,
               "metrics": _arg(student / "metrics.jsonl")}
-    if path.exists():
-        record["vs_start"] = _figures(path)
+    if figures is not None:
+        record["vs_start"] = figures
     return student, record
+
+
+def _head_to_head(run, name, game, flags, student, opponent, dev, path, workers, ledger,
+                  dry_run) -> dict | None:
+    """The step `name`: `student` against the student `opponent` on the deals `dev` (mirrored,
+    eval seed 0) into `path`; -> its figures (None on a dry run)."""
+    if not dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    run.step(name, _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
+                        "--opponent", f"student:{_arg(opponent)}", *dev, "--seed", 0,
+                        "--workers", workers, "--json", path, "--ledger", Path(ledger).resolve()),
+             path.exists())
+    return None if dry_run else _figures(path)
 
 
 def _plot_generations(path: Path, done: list) -> Path | None:

@@ -20,9 +20,11 @@ def make_schedule(cfg: TrainConfig, total_steps: int):
 
 
 class Trainer:
-    """One training run's model, optimizer and step function."""
+    """One training run's model, optimizer and step function. `loss` (default the student's
+    distillation loss, model.losses.loss_fn) is any `loss(model, batch) -> (total, parts)`:
+    DMC self-play (distill/dmc.py) trains through this same step with its own."""
 
-    def __init__(self, cfg: TrainConfig, mcfg, total_steps: int, group):
+    def __init__(self, cfg: TrainConfig, mcfg, total_steps: int, group, loss=None):
         import mlx.core as mx
         import mlx.nn as nn
         import mlx.optimizers as optim
@@ -36,7 +38,7 @@ class Trainer:
                                      weight_decay=cfg.weight_decay)
         self.optimizer.init(self.model.trainable_parameters())
         mx.eval(self.model.parameters(), self.optimizer.state)
-        grad_fn = nn.value_and_grad(self.model, loss_fn)
+        grad_fn = nn.value_and_grad(self.model, loss or loss_fn)
         distributed = group.size() > 1
 
         def step(batch, share):
