@@ -81,6 +81,15 @@ class DmcConfig:
     # One game option whose value changes by chunk ({"bidding": ["call-rob", "points"]}):
     # chunk k plays values[(k - 1) % len(values)], so bids are learned in every flow too.
     cycle: dict = dataclasses.field(default_factory=dict)
+    # Bids anchored to another student (`--anchor DIR`, "" = off): every chunk also plays
+    # `anchor_share * chunk` bidding decisions in the flows of `anchor_flows` (one game option
+    # and its values, taken in turn by chunk) and learns them by the distillation loss towards
+    # the anchor's own scores (its softmax and its value), weighted `anchor_weight`, instead of
+    # by their returns: the play is learned from self-play, the bids stay the anchor's.
+    anchor: str = ""
+    anchor_flows: dict = dataclasses.field(default_factory=dict)
+    anchor_share: float = 0.125
+    anchor_weight: float = 1.0
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -100,6 +109,20 @@ class DmcConfig:
                 raise UserError(f"dmc: --cycle {name}: not an option of {self.game}")
             for value in values:
                 spec(self.game).check_options({**self.options, name: value})
+        if self.anchor:
+            if spec(self.game).bidding_role is None:
+                raise UserError(f"dmc: --anchor: {self.game} has no bidding decisions to anchor")
+            if len(self.anchor_flows) != 1 or any(not v for v in self.anchor_flows.values()):
+                raise UserError("dmc: --anchor needs --anchor-flows NAME=V1,... (the flows whose bids it anchors)")
+            for name, values in self.anchor_flows.items():
+                if name not in {o.name for o in spec(self.game).options}:
+                    raise UserError(f"dmc: --anchor-flows {name}: not an option of {self.game}")
+                for value in values:
+                    spec(self.game).check_options({**self.options, name: value})
+            if not 0.0 < self.anchor_share <= 1.0:
+                raise UserError(f"dmc: --anchor-share must be in (0, 1], got {self.anchor_share}")
+            if self.anchor_weight <= 0:
+                raise UserError(f"dmc: --anchor-weight must be above 0, got {self.anchor_weight}")
 
     def options_of(self, chunk: int) -> dict:
         """The game options chunk `chunk` plays."""
@@ -107,9 +130,19 @@ class DmcConfig:
             return {**self.options, name: values[(chunk - 1) % len(values)]}
         return dict(self.options)
 
+    def anchor_options_of(self, chunk: int) -> dict:
+        """The game options of chunk `chunk`'s anchored bidding games."""
+        for name, values in self.anchor_flows.items():
+            return {**self.options, name: values[(chunk - 1) % len(values)]}
+        return dict(self.options)
+
     def settings(self) -> dict:
-        """Everything a resumed run must share with the run it continues."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "decisions"}
+        """Everything a resumed run must share with the run it continues. Fields added after
+        the first runs are left out while they hold their defaults, so those runs resume."""
+        later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight"}
+        default = DmcConfig()
+        return {k: v for k, v in dataclasses.asdict(self).items()
+                if k != "decisions" and not (k in later and v == getattr(default, k))}
 
 
 # -- the loss ----------------------------------------------------------------------------------
@@ -120,24 +153,65 @@ def q_coefficient(game: str, value_scale: float) -> float:
     return spec(game).teacher_temperature / value_scale
 
 
-def dmc_loss(model, batch: dict, coef: float, value_weight: float):
-    """-> (total, {"q", "value"}): the squared errors of Q(s, a) and value(s) against G."""
+def dmc_loss(model, batch: dict, coef: float, value_weight: float, anchor_weight: float = 0.0):
+    """-> (total, {"q", "value", "anchor"}): the squared errors of Q(s, a) and value(s)
+    against G; anchored rows (batch["anchored"] 1) have instead the cross-entropy of the
+    student's softmax to the anchor's (batch["soft"]), and value(s) against the anchor's."""
     import mlx.core as mx
 
     from openlandlord.model.losses import log_softmax
 
     out = model(batch)
-    logp = mx.take_along_axis(log_softmax(out["logits"]), batch["choice"][:, None], axis=-1)[:, 0]
+    logp_all = log_softmax(out["logits"])
+    logp = mx.take_along_axis(logp_all, batch["choice"][:, None], axis=-1)[:, 0]
     q = out["value"] + coef * logp
-    q_err = mx.square(q - batch["target"]).mean()
     v_err = mx.square(out["value"] - batch["target"]).mean()
-    return q_err + value_weight * v_err, {"q": q_err, "value": v_err}
+    if "anchored" not in batch:
+        q_err, a_err = mx.square(q - batch["target"]).mean(), mx.array(0.0)
+    else:
+        anchored = batch["anchored"]
+        q_err = (mx.square(q - batch["target"]) * (1.0 - anchored)).mean()
+        cross = -(batch["soft"] * logp_all * batch["action_mask"]).sum(axis=-1)
+        a_err = (cross * anchored).mean()
+    return q_err + value_weight * v_err + anchor_weight * a_err, {"q": q_err, "value": v_err, "anchor": a_err}
 
 
 # -- acting ------------------------------------------------------------------------------------
 
 def chunk_seed(seed: int, chunk: int) -> int:
     return int(np.random.SeedSequence([seed, chunk, 0xD3C]).generate_state(1, np.uint32)[0])
+
+
+def act(student, env, obs, rng, epsilon: float, void) -> tuple[np.ndarray, list[dict], int, int]:
+    """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
+    featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
+    `choice` (the index played in its legal list); epsilon-greedy on the student's logits."""
+    n_envs = len(obs["role"])
+    acts = np.empty(n_envs, np.int64)
+    rows, legal = [], []
+    forced = explored = 0
+    for i in range(n_envs):
+        options = env.legal_actions(i)
+        legal.append(options)
+        if len(options) == 1:
+            acts[i] = options[0]
+            forced += 1
+            continue
+        n = int(obs["n_tokens"][i])
+        rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
+                     "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
+                     "void": obs["void"][i].copy() if "void" in obs else void,
+                     "actions": env.action_features(i), "env": i, "seat": int(obs["seat"][i])})
+    for row, out in zip(rows, student.forward_batch(rows)):
+        i = row["env"]
+        if rng.random() < epsilon:
+            k = int(rng.integers(len(legal[i])))
+            explored += 1
+        else:
+            k = int(np.argmax(out["logits"]))
+        row["choice"] = k
+        acts[i] = legal[i][k]
+    return acts, rows, forced, explored
 
 
 def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tuple[list[dict], dict]:
@@ -161,31 +235,11 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
     first_seat_payoff = 0.0
     started = time.perf_counter()
     while len(samples) < want:
-        acts = np.empty(cfg.envs, np.int64)
-        rows, legal = [], []
-        for i in range(cfg.envs):
-            options = env.legal_actions(i)
-            legal.append(options)
-            if len(options) == 1:
-                acts[i] = options[0]
-                forced += 1
-                continue
-            n = int(obs["n_tokens"][i])
-            rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
-                         "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
-                         "void": obs["void"][i].copy() if "void" in obs else void,
-                         "actions": env.action_features(i), "env": i,
-                         "seat": int(obs["seat"][i])})
-        for row, out in zip(rows, student.forward_batch(rows)):
-            i = row.pop("env")
-            if rng.random() < cfg.epsilon:
-                k = int(rng.integers(len(legal[i])))
-                explored += 1
-            else:
-                k = int(np.argmax(out["logits"]))
-            row["choice"] = k
-            acts[i] = legal[i][k]
-            pending[i].append(row)
+        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void)
+        forced += n_forced
+        explored += n_explored
+        for row in rows:
+            pending[row.pop("env")].append(row)
         obs, rewards, dones, info = env.step(acts)
         moves += cfg.envs
         for i in np.flatnonzero(dones):
@@ -194,6 +248,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
                 raw = game.vec_return(row.pop("seat"), row["role"], rewards[i], info, i)
                 row["target"] = float(np.clip(raw / scale, -1.0, 1.0))
                 row["game"] = games
+                row["anchored"] = 0.0
                 samples.append(row)
             games += 1
             pending[i] = []
@@ -203,6 +258,35 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
                      "explored": explored, "actor_seconds": round(elapsed, 2),
                      "actor_decisions_per_s": round(learned / elapsed, 1),
                      "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
+
+
+def collect_anchored(student, anchor, cfg: DmcConfig, chunk: int, want: int) -> tuple[list[dict], dict]:
+    """Bidding decisions for the anchor (DmcConfig.anchor): games in chunk `chunk`'s anchor
+    flow, `student` acting as in `collect`, until `want` decisions of the spec's bidding role
+    are kept, each labelled with the `anchor` student's softmax (`soft`) and value (`target`)."""
+    from openlandlord.envs import VecEnv
+    from openlandlord.games import spec
+
+    bidding = spec(cfg.game).bidding_role
+    seed = chunk_seed(cfg.seed, chunk) ^ 0xA5C4
+    env = VecEnv(cfg.game, cfg.envs, seed=seed, features="full", **cfg.anchor_options_of(chunk))
+    rng = np.random.default_rng(seed)
+    void = np.zeros((student.config.belief_holders, student.config.belief_slots), np.float32)
+    obs = env.reset()
+    samples: list[dict] = []
+    started = time.perf_counter()
+    while len(samples) < want:
+        acts, rows, _, _ = act(student, env, obs, rng, cfg.epsilon, void)
+        kept = [r for r in rows if r["role"] == bidding]
+        for row, out in zip(kept, anchor.forward_batch(kept)):
+            row.pop("env"), row.pop("seat")
+            logits = np.asarray(out["logits"], np.float64)
+            soft = np.exp(logits - logits.max())
+            row.update(soft=(soft / soft.sum()).astype(np.float32), target=float(out["value"]), anchored=1.0)
+            samples.append(row)
+        obs, _, _, _ = env.step(acts)
+    samples = samples[:want]
+    return samples, {"anchored": len(samples), "anchor_seconds": round(time.perf_counter() - started, 2)}
 
 
 def native_from(model, config):
@@ -237,8 +321,9 @@ def make_trainer(cfg: DmcConfig, init: str):
                        weight_decay=cfg.weight_decay, grad_clip=cfg.grad_clip, seed=cfg.seed,
                        batch_size=cfg.batch_size, group_by_length=cfg.group_by_length)
     coef = q_coefficient(cfg.game, mcfg.value_scale)
+    anchor_weight = cfg.anchor_weight if cfg.anchor else 0.0
     trainer = Trainer(plan, mcfg, 2 * max(cfg.warmup_steps, 1), mx.distributed.init(),
-                      loss=lambda m, b: dmc_loss(m, b, coef, cfg.value_weight))
+                      loss=lambda m, b: dmc_loss(m, b, coef, cfg.value_weight, anchor_weight))
     start_from(trainer, init, mcfg)
     return trainer, meta
 
@@ -250,13 +335,19 @@ def learn(trainer, samples: list[dict], chunk: int) -> dict:
     from .batches import epoch_batches
 
     counts = np.array([len(s["actions"]) for s in samples], np.int64)
-    sums = {"loss": 0.0, "q": 0.0, "value": 0.0}
+    sums = {"loss": 0.0, "q": 0.0, "value": 0.0, "anchor": 0.0}
     started = time.perf_counter()
     for idx in epoch_batches(counts, trainer.cfg, chunk):
         rows = [samples[i] for i in idx]
         batch = features.collate(rows)
         batch["choice"] = np.array([r["choice"] for r in rows], np.int32)
         batch["target"] = np.array([r["target"] for r in rows], np.float32)
+        if any(r["anchored"] for r in rows):
+            batch["anchored"] = np.array([r["anchored"] for r in rows], np.float32)
+            batch["soft"] = np.zeros(batch["action_mask"].shape, np.float32)
+            for k, r in enumerate(rows):
+                if r["anchored"]:
+                    batch["soft"][k, :len(r["soft"])] = r["soft"]
         total, parts = trainer.train_step(batch, 1.0)
         for key, value in (("loss", total), *parts.items()):
             sums[key] += value * len(rows)
@@ -285,6 +376,13 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         if not resuming:
             check_fresh_out(out_dir, force)
         trainer, init_meta = make_trainer(cfg, init)
+        anchor = None
+        if cfg.anchor:
+            from openlandlord.model.checkpoint import read_meta
+            from openlandlord.model.native import NativeStudent
+            if read_meta(cfg.anchor)["config"].get("game") != cfg.game:
+                raise UserError(f"--anchor {cfg.anchor} is not a {cfg.game} student")
+            anchor = NativeStudent(cfg.anchor)
         done_chunks, learned = 0, 0
         if resuming:
             state = json.loads((out_dir / "last" / "trainer.json").read_text())
@@ -296,15 +394,23 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         out_dir.mkdir(parents=True, exist_ok=True)
         extra = {"dmc": cfg.settings(), "init": init, "init_weights_sha256": init_meta.get("weights_sha256"),
                  "game_options": [cfg.options], "training": "dmc"}
+        if cfg.anchor:
+            extra["anchor_weights_sha256"] = read_meta(cfg.anchor).get("weights_sha256")
         row: dict = {}
         played = 0
         while learned < cfg.decisions and (stop_after is None or played < stop_after):
             chunk = done_chunks + 1
             want = min(cfg.chunk, cfg.decisions - learned)
-            samples, stats = collect(native_from(trainer.model, trainer.mcfg), cfg, chunk, want,
-                                     trainer.mcfg.value_scale)
+            student = native_from(trainer.model, trainer.mcfg)
+            samples, stats = collect(student, cfg, chunk, want, trainer.mcfg.value_scale)
+            played_out = len(samples)
+            if anchor is not None:
+                bids, anchor_stats = collect_anchored(student, anchor, cfg, chunk,
+                                                      max(1, round(cfg.anchor_share * want)))
+                samples += bids
+                stats.update(anchor_stats)
             losses = learn(trainer, samples, chunk)
-            learned += len(samples)
+            learned += played_out
             row = {"kind": "chunk", "chunk": chunk, "decisions_learned": learned, **stats, **losses,
                    "lr": trainer.lr, "blas": "openblas" if blas.loaded() else "bundled"}
             artefacts.append_line(out_dir / METRICS, json.dumps(row, sort_keys=True))
@@ -330,12 +436,13 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
 
 
 def parse_cycle(text: str | None) -> dict:
-    """`--cycle NAME=V1,V2,...` -> {NAME: [V1, V2, ...]} ({} for None)."""
+    """`--cycle NAME=V1,V2,...` (or --anchor-flows) -> {NAME: [V1, V2, ...]} ({} for None)."""
     if not text:
         return {}
     name, sep, values = text.partition("=")
     if not sep or not name or not values:
-        raise UserError(f"--cycle takes NAME=V1,V2,... (a game option and its values), got {text!r}")
+        raise UserError(f"--cycle and --anchor-flows take NAME=V1,V2,... (a game option and its values), "
+                        f"got {text!r}")
     return {name.replace("-", "_"): values.split(",")}
 
 
@@ -344,7 +451,9 @@ def run(args) -> int:
     from openlandlord.games import game_options
     cfg = DmcConfig(game=args.game, options=game_options(args.game, args), decisions=args.decisions, chunk=args.chunk,
                     envs=args.envs, epsilon=args.epsilon, lr=args.lr, batch_size=args.batch_size,
-                    seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle))
+                    seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle),
+                    anchor=args.anchor or "", anchor_flows=parse_cycle(args.anchor_flows),
+                    anchor_share=args.anchor_share, anchor_weight=args.anchor_weight)
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

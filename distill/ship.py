@@ -31,6 +31,7 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -100,7 +101,10 @@ class Recipe:
     # the student it started from on `dmc_dev` (mirrored, CIs; results.json "dmc").
     dmc_decisions: int = 0
     dmc_dev: tuple = ()
-    dmc_cycle: str = ""    # `dmc --cycle` (Dou Dizhu: every bidding flow, so bids are learned too)
+    dmc_cycle: str = ""    # `dmc --cycle`: a game option whose value changes by chunk
+    # `dmc --anchor-flows` (e.g. "bidding=call-rob,points"): the DMC stage keeps the bids of the
+    # student it starts from (`--anchor` that student) in those flows while it learns the play.
+    dmc_anchor: str = ""
     # Opponents also played in DouZero's protocol (`eval --protocol douzero`: WP, ADP) on the
     # dev (and final) deal set.
     protocol_opponents: tuple = ()
@@ -523,6 +527,15 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
     except (OSError, ValueError):
         learned = 0
     cycle = ("--cycle", recipe.dmc_cycle) if recipe.dmc_cycle else ()
+    if recipe.dmc_anchor:
+        # The anchor is a copy of `start` inside OUT: the ship may later replace `start`.
+        anchor = out_dir / "dmc-anchor"
+        if not dry_run and not (anchor / "config.json").exists():
+            with artefacts.staged_folder(anchor, force=True) as tmp:
+                tmp.mkdir()
+                for name in ("weights.safetensors", "config.json"):
+                    shutil.copy2(Path(start) / name, tmp / name)
+        cycle += ("--anchor", anchor, "--anchor-flows", recipe.dmc_anchor)
     run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
                          "--decisions", decisions, "--seed", seeds["dmc"], *cycle), learned >= decisions)
     figures = _head_to_head(run, "eval-dmc-vs-start", game, flags, student, start, recipe.dmc_dev,

@@ -197,6 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
     dmc.add_argument("--cycle", default=None, metavar="NAME=V1,V2,...",
                      help="a game option whose value changes by chunk, e.g. bidding=call-rob,points,none "
                           "(bids are then learned in every flow)")
+    dmc.add_argument("--anchor", default=None, metavar="DIR",
+                     help="keep the bids of this student: each chunk also learns bidding decisions of "
+                          "--anchor-flows towards its scores, not their returns (Dou Dizhu)")
+    dmc.add_argument("--anchor-flows", dest="anchor_flows", default=None, metavar="NAME=V1,V2,...",
+                     help="the flows whose bids --anchor keeps, one per chunk in turn, e.g. bidding=call-rob,points")
+    dmc.add_argument("--anchor-share", dest="anchor_share", type=_positive(float), default=0.125,
+                     help="anchored bidding decisions per chunk, as a share of --chunk")
+    dmc.add_argument("--anchor-weight", dest="anchor_weight", type=_positive(float), default=1.0,
+                     help="weight of the anchor's cross-entropy in the loss")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")
 
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",

@@ -89,6 +89,7 @@ class GameSpec(Protocol):
     move_encoding: str                # how datasets store a move: "text" or "cards"
     symmetric: bool                   # the mirror: agent and opponent interchangeable
     bench_options: dict               # the options whose games visit every kind of decision
+    bidding_role: int | None          # the student's role index of a bidding decision (None: none)
 
     def new_deal(self, seed: int, **options) -> Any: ...
     def new_game(self, seed: int, **options) -> Any: ...
@@ -153,6 +154,9 @@ class BaseSpec:
     # and `levels`, which the mirror and a match set): they pass validation as they are.
     deal_arguments: tuple[str, ...] = ()
     observation_type: type
+    # The student's role index of a bidding decision, for games whose features give bids a
+    # role of their own (Dou Dizhu); None where bids have none (Shengji's declarations).
+    bidding_role: int | None = None
 
     def option(self, name: str) -> Option:
         for opt in self.options:

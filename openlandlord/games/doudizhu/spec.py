@@ -36,6 +36,7 @@ class DoudizhuSpec(BaseSpec):
     move_encoding = "text"
     symmetric = False         # one seat against two: agent and opponent are not interchangeable
     bench_options = {"bidding": "call-rob"}   # the flow with every kind of bidding decision
+    bidding_role = 3          # student_preset's role_names: "bidding"
 
     # -- recipes: what `openlandlord quickstart` and `openlandlord ship` run for this game ------
     # Quickstart, sized to finish in <= 15 minutes on a 2-core CPU (README: the stage times).
@@ -68,9 +69,11 @@ class DoudizhuSpec(BaseSpec):
                        generation_dev=("--deals", "3000"),
                        # DMC self-play (issue 19, lever 4; off unless `ship --dmc N`): the
                        # student it starts from is played on 3,000 ad-hoc dev deals as above.
-                       # Self-play in every bidding flow in turn: trained at `none` alone,
-                       # its bids drifted to always call, rob and double (docs/dmc.md).
-                       dmc_dev=("--deals", "3000"), dmc_cycle="bidding=call-rob,points,none",
+                       # Self-play at bidding `none`, the bids anchored to the starting
+                       # student's in call-rob and points: trained at `none` alone its bids
+                       # drifted to always call, rob and double, and learning the bids by
+                       # self-play in every flow in turn lost the play's gain (docs/dmc.md).
+                       dmc_dev=("--deals", "3000"), dmc_anchor="bidding=call-rob,points",
                        protocol_opponents=("rlcard",))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
@@ -83,7 +86,7 @@ class DoudizhuSpec(BaseSpec):
                              bid_final=(("call-rob", ("--deals", "1")),),
                              generation_values=(("none", 2),), generation_epochs=1,
                              generation_set=("lr=0.0005",), generation_dev=("--deals", "1"),
-                             dmc_dev=("--deals", "1"), dmc_cycle="bidding=call-rob,points,none",
+                             dmc_dev=("--deals", "1"), dmc_anchor="bidding=call-rob,points",
                              protocol_opponents=("rlcard",))
 
     @property
