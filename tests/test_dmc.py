@@ -164,3 +164,105 @@ def test_cycle_plays_each_value_of_one_option_in_turn(capsys, tmp_path):
         assert main(["dmc", "--init", SHIPPED, "--out", str(tmp_path / "z"), "--decisions", "10",
                      "--cycle", bad]) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_anchored_bids_carry_the_anchor_students_softmax_and_value():
+    """`--anchor`: the extra decisions are bids only (the spec's bidding role), from the chunk's
+    anchor flow, each labelled with the anchor's softmax over its legal bids and its value."""
+    cfg = tiny(anchor=SHIPPED, anchor_flows=dmc.parse_cycle("bidding=call-rob,points"))
+    assert [cfg.anchor_options_of(k)["bidding"] for k in (1, 2, 3)] == ["call-rob", "points", "call-rob"]
+    student = NativeStudent(SHIPPED)
+    anchor = NativeStudent(SHIPPED)
+    rows, stats = dmc.collect_anchored(student, anchor, cfg, 1, 60)
+    assert len(rows) == stats["anchored"] == 60
+    for row, out in zip(rows, anchor.forward_batch(rows)):
+        assert row["role"] == 3 and row["anchored"] == 1.0 and 2 <= len(row["actions"]) <= 5
+        logits = np.asarray(out["logits"], np.float64)
+        soft = np.exp(logits - logits.max())
+        np.testing.assert_allclose(row["soft"], soft / soft.sum(), rtol=1e-5, atol=1e-7)
+        assert row["target"] == pytest.approx(float(out["value"]))
+
+
+def test_dmc_loss_learns_anchored_rows_by_cross_entropy_not_returns():
+    model, config, _ = load_checkpoint(SHIPPED)
+    student = NativeStudent(SHIPPED)
+    played, _ = dmc.collect(student, tiny(), 1, 30, config.value_scale)
+    cfg = tiny(anchor=SHIPPED, anchor_flows=dmc.parse_cycle("bidding=call-rob"))
+    bids, _ = dmc.collect_anchored(student, student, cfg, 1, 4)
+    rows = played[:4] + bids
+    for r in bids:
+        r["choice"] = 0
+    batch = features.collate(rows)
+    batch["choice"] = np.array([r["choice"] for r in rows], np.int32)
+    batch["target"] = np.array([r["target"] for r in rows], np.float32)
+    batch["anchored"] = np.array([r["anchored"] for r in rows], np.float32)
+    batch["soft"] = np.zeros(batch["action_mask"].shape, np.float32)
+    for k, r in enumerate(bids, 4):
+        batch["soft"][k, :len(r["soft"])] = r["soft"]
+    coef = dmc.q_coefficient("doudizhu", config.value_scale)
+    total, parts = dmc.dmc_loss(model, {k: mx.array(v) for k, v in batch.items()}, coef, 0.5, 2.0)
+    out = model({k: mx.array(v) for k, v in batch.items()})
+    logits, value = np.array(out["logits"]), np.array(out["value"])
+    q_err, cross = [], []
+    for b, r in enumerate(rows):
+        row = logits[b, :len(r["actions"])].astype(np.float64)
+        logp = row - row.max() - np.log(np.exp(row - row.max()).sum())
+        if b < 4:
+            q_err.append((value[b] + coef * logp[r["choice"]] - r["target"]) ** 2)
+        else:
+            cross.append(-(r["soft"] * logp).sum())
+    target = batch["target"]
+    assert float(parts["q"]) == pytest.approx(np.sum(q_err) / 8, rel=1e-4)
+    assert float(parts["anchor"]) == pytest.approx(np.sum(cross) / 8, rel=1e-4)
+    assert float(parts["value"]) == pytest.approx(np.mean((value - target) ** 2), rel=1e-4)
+    assert float(total) == pytest.approx(float(parts["q"]) + 0.5 * float(parts["value"])
+                                         + 2.0 * float(parts["anchor"]), rel=1e-5)
+
+
+def test_anchor_pulls_the_bids_towards_the_anchor(tmp_path):
+    """A run anchored to another student moves its bids towards that student's: from the
+    shipped student, anchored to a random-weight one, the cross-entropy to it falls."""
+    from openlandlord.model import save_checkpoint
+    from openlandlord.model.student import LandlordFormerLite
+    _, config, _ = load_checkpoint(SHIPPED)
+    mx.random.seed(11)
+    other = LandlordFormerLite(config)
+    mx.eval(other.parameters())
+    save_checkpoint(str(tmp_path / "other"), other, config, {})
+    cfg = tiny(decisions=600, chunk=150, anchor=str(tmp_path / "other"), anchor_share=0.5,
+               anchor_weight=5.0, lr=1e-3, warmup_steps=1,
+               anchor_flows=dmc.parse_cycle("bidding=call-rob,points"))
+    dmc.run_dmc(SHIPPED, str(tmp_path / "run"), cfg, progress=False)
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[0]["anchored"] == 75 and all(r["anchored"] > 0 for r in rows)
+    assert rows[-1]["decisions_learned"] >= 600
+
+    def cross_entropy(student):      # to the anchor, on the same 200 bids (seed 9)
+        bids, _ = dmc.collect_anchored(NativeStudent(SHIPPED), NativeStudent(str(tmp_path / "other")),
+                                       tiny(seed=9, anchor="x", anchor_flows=cfg.anchor_flows), 1, 200)
+        total = 0.0
+        for row, out in zip(bids, NativeStudent(student).forward_batch(bids)):
+            logits = np.asarray(out["logits"], np.float64)
+            total -= (row["soft"] * (logits - logits.max() - np.log(np.exp(logits - logits.max()).sum()))).sum()
+        return total / len(bids)
+    assert cross_entropy(str(tmp_path / "run")) < cross_entropy(SHIPPED) - 0.05
+    config_json = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config_json["dmc"]["anchor"] == str(tmp_path / "other") and config_json["anchor_weights_sha256"]
+
+
+def test_anchor_is_refused_where_it_cannot_apply(capsys, tmp_path):
+    with pytest.raises(UserError, match="no bidding decisions"):
+        tiny(game="shengji", anchor="x", anchor_flows={"rules": ["tractor"]})
+    with pytest.raises(UserError, match="--anchor-flows"):
+        tiny(anchor=SHIPPED)
+    assert main(["dmc", "--init", SHIPPED, "--out", str(tmp_path / "z"), "--decisions", "10",
+                 "--anchor", SHIPPED, "--anchor-flows", "bidding=nope"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_runs_made_before_later_settings_still_resume():
+    """Regression: a run begun before `--cycle` and `--anchor` existed recorded settings without
+    them; its rerun must compare equal, so later fields at their defaults are left out."""
+    settings = tiny().settings()
+    assert not {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight"} & set(settings)
+    assert tiny(cycle={"bidding": ["none"]}).settings()["cycle"] == {"bidding": ["none"]}

@@ -1,0 +1,23 @@
+#!/bin/bash
+# usage: docs/examples/dmc_bids.sh STUDENT NAME: a Dou Dizhu student's own bids against its
+# `,bid=rule` twin (same play) on the committed dev deal sets doudizhu-callrob-dev-3000 and
+# doudizhu-points-dev-3000 (issue 16's measure), into data/runs/dmc-evals/NAME-bids-*.json,
+# with the doubling and landlord rates of its own bids (docs/dmc.md).
+cd "$(dirname "$0")/../.."
+mkdir -p data/runs/dmc-evals
+student=$1; o=data/runs/dmc-evals/$2-bids
+for flow in callrob points; do
+  bidding=$([ $flow = callrob ] && echo call-rob || echo points)
+  openlandlord eval --game doudizhu --bidding $bidding --agent student:$student \
+    --opponent student:$student,bid=rule --deal-set doudizhu-$flow-dev-3000 --seed 0 --workers 1 \
+    --no-records --json $o-$flow.json --force > /dev/null 2>&1
+done
+python - "$o" <<'PY'
+import json, glob, sys
+for f in sorted(glob.glob(sys.argv[1] + "-*.json")):
+    r = json.load(open(f))
+    b = r["bidding"]
+    print(f.split("/")[-1], f"own bids vs rule bids {r['mean_score']:+.3f} [{r['mean_score_ci95'][0]:+.3f}, "
+          f"{r['mean_score_ci95'][1]:+.3f}]  doubled {b.get('doubled_rate', 0):.2f}  landlord {b['landlord_rate']:.2f}  "
+          f"mean stake {b['mean_stake']:.2f}")
+PY
