@@ -103,26 +103,27 @@ class DmcConfig:
             raise UserError(f"dmc: --lr must be in (0, 1), got {self.lr}")
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
-        from openlandlord.games import spec
-        for name, values in self.cycle.items():
-            if name not in {o.name for o in spec(self.game).options}:
-                raise UserError(f"dmc: --cycle {name}: not an option of {self.game}")
-            for value in values:
-                spec(self.game).check_options({**self.options, name: value})
+        self._check_values("--cycle", self.cycle)
         if self.anchor:
+            from openlandlord.games import spec
             if spec(self.game).bidding_role is None:
                 raise UserError(f"dmc: --anchor: {self.game} has no bidding decisions to anchor")
             if len(self.anchor_flows) != 1 or any(not v for v in self.anchor_flows.values()):
                 raise UserError("dmc: --anchor needs --anchor-flows NAME=V1,... (the flows whose bids it anchors)")
-            for name, values in self.anchor_flows.items():
-                if name not in {o.name for o in spec(self.game).options}:
-                    raise UserError(f"dmc: --anchor-flows {name}: not an option of {self.game}")
-                for value in values:
-                    spec(self.game).check_options({**self.options, name: value})
+            self._check_values("--anchor-flows", self.anchor_flows)
             if not 0.0 < self.anchor_share <= 1.0:
                 raise UserError(f"dmc: --anchor-share must be in (0, 1], got {self.anchor_share}")
             if self.anchor_weight <= 0:
                 raise UserError(f"dmc: --anchor-weight must be above 0, got {self.anchor_weight}")
+
+    def _check_values(self, flag: str, values_of: dict) -> None:
+        """Each value of {option: [values]} must be a valid value of that game option."""
+        from openlandlord.games import spec
+        for name, values in values_of.items():
+            if name not in {o.name for o in spec(self.game).options}:
+                raise UserError(f"dmc: {flag} {name}: not an option of {self.game}")
+            for value in values:
+                spec(self.game).check_options({**self.options, name: value})
 
     def options_of(self, chunk: int) -> dict:
         """The game options chunk `chunk` plays."""

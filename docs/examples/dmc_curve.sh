@@ -7,11 +7,12 @@
 cd "$(dirname "$0")/../.."
 mkdir -p data/runs/dmc-evals
 run=$1; c=$(printf "%04d" $2); snap=data/runs/$run/snapshots/chunk-$c
-o=data/runs/dmc-evals/$run-$c
+o=data/runs/dmc-evals/${run//\//-}-$c
 latest=data/runs/$run/last
 base=${3:-$(python -c "import json, sys; print(json.load(open(sys.argv[1]))['init'])" $latest/config.json)}
 if [ "$2" = 0 ]; then snap=$base; fi    # chunk 0: the starting student, against the peer only
-if [ -z "${run##*ddz*}" ]; then
+game=$(python -c "import json, sys; print(json.load(open(sys.argv[1]))['game'])" $latest/config.json)
+if [ "$game" = doudizhu ]; then
   [ "$2" = 0 ] || openlandlord eval --game doudizhu --agent student:$snap --opponent student:$base --deals 2000 --seed 777 --workers 1 --no-records --json $o-vs-shipped.json --force > /dev/null 2>&1
   openlandlord eval --game doudizhu --protocol douzero --agent student:$snap --opponent rlcard --deals 2000 --seed 777 --workers 1 --no-records --json $o-douzero-rlcard.json --force > /dev/null 2>&1
 else
