@@ -76,6 +76,9 @@ class DmcConfig:
     batch_size: int = 256
     group_by_length: int = 16
     value_weight: float = 0.5
+    # DouZero's two objectives mixed: G + win_bonus * sign(G) (before the clip), so that a
+    # won game counts above its stake (DouZero trains `--objective wp` on the sign alone).
+    win_bonus: float = 0.0
     seed: int = 0
     snapshot_every: int = 10
     # One game option whose value changes by chunk ({"bidding": ["call-rob", "points"]}):
@@ -101,6 +104,8 @@ class DmcConfig:
             raise UserError(f"dmc: --epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.lr < 1.0:
             raise UserError(f"dmc: --lr must be in (0, 1), got {self.lr}")
+        if not 0.0 <= self.win_bonus <= 1.0:
+            raise UserError(f"dmc: --win-bonus must be in [0, 1], got {self.win_bonus}")
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
         self._check_values("--cycle", self.cycle)
@@ -140,7 +145,7 @@ class DmcConfig:
     def settings(self) -> dict:
         """Everything a resumed run must share with the run it continues. Fields added after
         the first runs are left out while they hold their defaults, so those runs resume."""
-        later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight"}
+        later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus"}
         default = DmcConfig()
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k != "decisions" and not (k in later and v == getattr(default, k))}
@@ -247,7 +252,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
             first_seat_payoff += float(rewards[i, 0])
             for row in pending[i]:
                 raw = game.vec_return(row.pop("seat"), row["role"], rewards[i], info, i)
-                row["target"] = float(np.clip(raw / scale, -1.0, 1.0))
+                row["target"] = float(np.clip(raw / scale + cfg.win_bonus * np.sign(raw), -1.0, 1.0))
                 row["game"] = games
                 row["anchored"] = 0.0
                 samples.append(row)
@@ -454,7 +459,8 @@ def run(args) -> int:
                     envs=args.envs, epsilon=args.epsilon, lr=args.lr, batch_size=args.batch_size,
                     seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle),
                     anchor=args.anchor or "", anchor_flows=parse_cycle(args.anchor_flows),
-                    anchor_share=args.anchor_share, anchor_weight=args.anchor_weight)
+                    anchor_share=args.anchor_share, anchor_weight=args.anchor_weight,
+                    win_bonus=args.win_bonus)
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

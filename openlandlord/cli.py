@@ -206,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="anchored bidding decisions per chunk, as a share of --chunk")
     dmc.add_argument("--anchor-weight", dest="anchor_weight", type=_positive(float), default=1.0,
                      help="weight of the anchor's cross-entropy in the loss")
+    dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
+                     help="add this times the sign of the return to it (in value units): wins count above their stake")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")
 
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",

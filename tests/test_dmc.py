@@ -266,3 +266,15 @@ def test_runs_made_before_later_settings_still_resume():
     settings = tiny().settings()
     assert not {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight"} & set(settings)
     assert tiny(cycle={"bidding": ["none"]}).settings()["cycle"] == {"bidding": ["none"]}
+
+
+def test_win_bonus_adds_the_sign_of_the_return_to_the_target():
+    """`--win-bonus B`: G + B * sign(G), before the clip (the same games as without it)."""
+    student = NativeStudent(SHIPPED)
+    plain, _ = dmc.collect(student, tiny(), 1, 200, student.config.value_scale)
+    bonus, _ = dmc.collect(student, tiny(win_bonus=0.05), 1, 200, student.config.value_scale)
+    assert len(plain) == len(bonus)
+    for a, b in zip(plain, bonus):
+        assert b["target"] == pytest.approx(np.clip(a["target"] + 0.05 * np.sign(a["target"]), -1, 1), abs=1e-6)
+    with pytest.raises(UserError, match="--win-bonus"):
+        tiny(win_bonus=-1.0)
