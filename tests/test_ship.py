@@ -289,6 +289,12 @@ def test_dmc_stage_from_a_shipped_student_runs_alone_and_ships_its_student(quick
     assert config == json.loads((work / "student-dmc" / "config.json").read_text())
     assert config["training"] == "dmc" and config["decisions_learned"] >= 200
     assert "bids" not in results and results["seeds"]["dmc"] == 1
+    # The recipe anchors the bids to the student it started from, through a copy in OUT
+    # (the ship may replace the folder it started from).
+    anchor = work / "dmc-anchor"
+    assert f"--anchor {anchor} --anchor-flows bidding=call-rob,points" in results["commands"][0]
+    assert (anchor / "weights.safetensors").read_bytes() == (shipped / "weights.safetensors").read_bytes()
+    assert config["anchor_weights_sha256"] == json.loads((shipped / "config.json").read_text())["weights_sha256"]
     with pytest.raises(UserError, match="--dmc needs 0 or more"):
         ship.ship("doudizhu", str(tmp_path / "e"), None, quick=True, dry_run=True, dmc=-1)
 

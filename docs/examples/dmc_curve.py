@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main(run: str, out: str) -> None:
     series = {}
-    for path in sorted(glob.glob(f"data/runs/dmc-evals/{run}-[0-9][0-9][0-9][0-9]-*.json")):
+    prefix = run.replace("/", "-")     # a run under a ship folder: ship-x/student-dmc
+    for path in sorted(glob.glob(f"data/runs/dmc-evals/{prefix}-[0-9][0-9][0-9][0-9]-*.json")):
         chunk, kind = re.search(r"-(\d{4})-(.+)\.json$", path).groups()
         r = json.load(open(path))
         key = "wp" if "wp" in r else ("mean_points" if "mean_points" in r else "mean_score")
@@ -36,7 +37,7 @@ def main(run: str, out: str) -> None:
             ax.axhline(0 if kind == "vs-shipped" else points[0][1], color="grey", lw=0.8, ls="--")
         ax.set_xlabel("decisions learned (millions)")
         ax.set_ylabel(key.replace("_", " "))
-        ax.set_title(f"{run}: {kind}")
+        ax.set_title(f"{prefix}: {kind}", fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     print(out)
