@@ -29,6 +29,12 @@ metrics.jsonl holds a row per chunk. Once `decisions` have been learned the fina
 written to OUT (weights.safetensors + config.json, with the DMC settings, the init's SHA and
 the git SHA).
 
+Anchored bids (`--anchor DIR --anchor-flows bidding=call-rob,points`, Dou Dizhu): each chunk
+also plays games of one anchor flow (in turn) and keeps `anchor_share * chunk` decisions of the
+spec's bidding role, learned by cross-entropy to DIR's softmax and the value head towards
+DIR's value, not by their returns: self-play at bidding `none` alone drifts the bids (they
+share the layers), so the play is learned while the bids stay DIR's (docs/dmc.md).
+
 `openlandlord bench dmc` times the actor loop (decisions/s) and the learner (samples/s), and
 DouZero's own actor loop (`douzero.dmc`'s environment and models, CPU, its epsilon) in the
 same run, when douzero is installed.
