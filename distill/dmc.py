@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import sys
 import time
 import types
@@ -136,17 +135,19 @@ class DmcConfig:
             for value in values:
                 spec(self.game).check_options({**self.options, name: value})
 
-    def options_of(self, chunk: int) -> dict:
-        """The game options chunk `chunk` plays."""
-        for name, values in self.cycle.items():
+    def _in_turn(self, values_of: dict, chunk: int) -> dict:
+        """The game options with {option: [values]}'s option at its value for chunk `chunk`."""
+        for name, values in values_of.items():
             return {**self.options, name: values[(chunk - 1) % len(values)]}
         return dict(self.options)
 
+    def options_of(self, chunk: int) -> dict:
+        """The game options chunk `chunk` plays."""
+        return self._in_turn(self.cycle, chunk)
+
     def anchor_options_of(self, chunk: int) -> dict:
         """The game options of chunk `chunk`'s anchored bidding games."""
-        for name, values in self.anchor_flows.items():
-            return {**self.options, name: values[(chunk - 1) % len(values)]}
-        return dict(self.options)
+        return self._in_turn(self.anchor_flows, chunk)
 
     def settings(self) -> dict:
         """Everything a resumed run must share with the run it continues. Fields added after
@@ -388,11 +389,12 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         if not resuming:
             check_fresh_out(out_dir, force)
         trainer, init_meta = make_trainer(cfg, init)
-        anchor = None
+        anchor, anchor_meta = None, {}
         if cfg.anchor:
             from openlandlord.model.checkpoint import read_meta
             from openlandlord.model.native import NativeStudent
-            if read_meta(cfg.anchor)["config"].get("game") != cfg.game:
+            anchor_meta = read_meta(cfg.anchor)
+            if anchor_meta["config"].get("game") != cfg.game:
                 raise UserError(f"--anchor {cfg.anchor} is not a {cfg.game} student")
             anchor = NativeStudent(cfg.anchor)
         done_chunks, learned = 0, 0
@@ -407,7 +409,7 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         extra = {"dmc": cfg.settings(), "init": init, "init_weights_sha256": init_meta.get("weights_sha256"),
                  "game_options": [cfg.options], "training": "dmc"}
         if cfg.anchor:
-            extra["anchor_weights_sha256"] = read_meta(cfg.anchor).get("weights_sha256")
+            extra["anchor_weights_sha256"] = anchor_meta.get("weights_sha256")
         row: dict = {}
         played = 0
         while learned < cfg.decisions and (stop_after is None or played < stop_after):
@@ -430,11 +432,9 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
                      "init": init}
             save_epoch(out_dir, trainer, state, {**extra, "decisions_learned": learned, "chunk": chunk})
             if chunk % cfg.snapshot_every == 0:
+                from openlandlord.model.checkpoint import copy_checkpoint
                 (out_dir / SNAPSHOTS).mkdir(exist_ok=True)
-                with artefacts.staged_folder(out_dir / SNAPSHOTS / f"chunk-{chunk:04d}", force=True) as tmp:
-                    tmp.mkdir()
-                    for name in ("weights.safetensors", "config.json"):
-                        shutil.copy2(out_dir / "last" / name, tmp / name)
+                copy_checkpoint(out_dir / "last", out_dir / SNAPSHOTS / f"chunk-{chunk:04d}")
             if progress:
                 print(f"chunk {chunk}: {learned:,}/{cfg.decisions:,} decisions, {stats['games']} games, "
                       f"q {losses['q']:.5f} value {losses['value']:.5f}, actor {stats['actor_decisions_per_s']:.0f}/s, "

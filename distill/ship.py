@@ -31,7 +31,6 @@ import contextlib
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -531,10 +530,8 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
         # The anchor is a copy of `start` inside OUT: the ship may later replace `start`.
         anchor = out_dir / "dmc-anchor"
         if not dry_run and not (anchor / "config.json").exists():
-            with artefacts.staged_folder(anchor, force=True) as tmp:
-                tmp.mkdir()
-                for name in ("weights.safetensors", "config.json"):
-                    shutil.copy2(Path(start) / name, tmp / name)
+            from openlandlord.model.checkpoint import copy_checkpoint
+            copy_checkpoint(start, anchor)
         cycle += ("--anchor", anchor, "--anchor-flows", recipe.dmc_anchor)
     run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
                          "--decisions", decisions, "--seed", seeds["dmc"], *cycle), learned >= decisions)

@@ -64,6 +64,19 @@ def save_checkpoint(directory: str, model: LandlordFormerLite, config: ModelConf
     return directory
 
 
+def copy_checkpoint(source, destination) -> None:
+    """Copy the student checkpoint in `source` to the folder `destination` (replaced if there),
+    swapped into place whole (artefacts.staged_folder): a reader sees the old copy or the new."""
+    import shutil
+    from pathlib import Path
+
+    from ..artefacts import staged_folder
+    with staged_folder(Path(destination), force=True) as tmp:
+        tmp.mkdir()
+        for name in (WEIGHTS, CONFIG):
+            shutil.copy2(Path(source) / name, tmp / name)
+
+
 def file_sha256(path: str) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
