@@ -98,6 +98,12 @@ class DmcConfig:
     anchor_flows: dict = dataclasses.field(default_factory=dict)
     anchor_share: float = 0.125
     anchor_weight: float = 1.0
+    # Only these phases learned from their returns (`--learn-phases bury,declare`, the spec's
+    # `bidding_kinds`; empty = every decision): the other decisions (the play) are acted
+    # greedily and `anchor_share * chunk` of them, drawn uniformly from the chunk's games, are
+    # learned towards the `--anchor` student's scores, so the play stays the anchor's while the
+    # bids learn from what they win with it. Exploration (`epsilon`) is in the learned phases only.
+    learn_phases: list = dataclasses.field(default_factory=list)
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -114,13 +120,25 @@ class DmcConfig:
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
         self._check_values("--cycle", self.cycle)
-        if self.anchor:
+        if self.anchor and not self.learn_phases:
             from openlandlord.games import spec
             if spec(self.game).bidding_role is None:
-                raise UserError(f"dmc: --anchor: {self.game} has no bidding decisions to anchor")
+                raise UserError(f"dmc: --anchor: {self.game} has no bidding decisions to anchor "
+                                "(anchor its play with --learn-phases)")
             if len(self.anchor_flows) != 1 or any(not v for v in self.anchor_flows.values()):
-                raise UserError("dmc: --anchor needs --anchor-flows NAME=V1,... (the flows whose bids it anchors)")
+                raise UserError("dmc: --anchor needs --anchor-flows NAME=V1,... (the flows whose bids it anchors) "
+                                "or --learn-phases")
             self._check_values("--anchor-flows", self.anchor_flows)
+        if self.learn_phases:
+            from openlandlord.games import spec
+            kinds = spec(self.game).bidding_kinds
+            if any(p not in kinds for p in self.learn_phases):
+                raise UserError(f"dmc: --learn-phases: {self.game}'s bidding phases are {', '.join(kinds)}, "
+                                f"got {','.join(self.learn_phases)}")
+            if not self.anchor or self.anchor_flows:
+                raise UserError("dmc: --learn-phases needs --anchor DIR (the student whose play is kept) "
+                                "and no --anchor-flows")
+        if self.anchor:
             if not 0.0 < self.anchor_share <= 1.0:
                 raise UserError(f"dmc: --anchor-share must be in (0, 1], got {self.anchor_share}")
             if self.anchor_weight <= 0:
@@ -152,7 +170,8 @@ class DmcConfig:
     def settings(self) -> dict:
         """Everything a resumed run must share with the run it continues. Fields added after
         the first runs are left out while they hold their defaults, so those runs resume."""
-        later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus"}
+        later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus",
+                 "learn_phases"}
         default = DmcConfig()
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k != "decisions" and not (k in later and v == getattr(default, k))}
@@ -195,10 +214,11 @@ def chunk_seed(seed: int, chunk: int) -> int:
     return int(np.random.SeedSequence([seed, chunk, 0xD3C]).generate_state(1, np.uint32)[0])
 
 
-def act(student, env, obs, rng, epsilon: float, void) -> tuple[np.ndarray, list[dict], int, int]:
+def act(student, env, obs, rng, epsilon: float, void, explore=None) -> tuple[np.ndarray, list[dict], int, int]:
     """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
-    featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
-    `choice` (the index played in its legal list); epsilon-greedy on the student's logits."""
+    featurizer's arrays of a decision with more than one legal move, its `env`, `seat`, `phase`
+    (env.phase) and `choice` (the index played in its legal list); epsilon-greedy on the
+    student's logits (in the phases of `explore` only, when given; greedy in the others)."""
     n_envs = len(obs["role"])
     acts = np.empty(n_envs, np.int64)
     rows, legal = [], []
@@ -214,10 +234,11 @@ def act(student, env, obs, rng, epsilon: float, void) -> tuple[np.ndarray, list[
         rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
                      "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
                      "void": obs["void"][i].copy() if "void" in obs else void,
-                     "actions": env.action_features(i), "env": i, "seat": int(obs["seat"][i])})
+                     "actions": env.action_features(i), "env": i, "seat": int(obs["seat"][i]),
+                     "phase": env.phase(i)})
     for row, out in zip(rows, student.forward_batch(rows)):
         i = row["env"]
-        if rng.random() < epsilon:
+        if (explore is None or row["phase"] in explore) and rng.random() < epsilon:
             k = int(rng.integers(len(legal[i])))
             explored += 1
         else:
@@ -227,11 +248,13 @@ def act(student, env, obs, rng, epsilon: float, void) -> tuple[np.ndarray, list[
     return acts, rows, forced, explored
 
 
-def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tuple[list[dict], dict]:
+def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor=None) -> tuple[list[dict], dict]:
     """Self-play with `student` (a NativeStudent) in every seat until `want` decisions of
     finished games are collected: (samples, stats). A sample is the featurizer's arrays of the
     decision, `choice` (the index played in its legal list), `target` (G, value units) and
-    `game` (which of the chunk's finished games it is from)."""
+    `game` (which of the chunk's finished games it is from). With `cfg.learn_phases` only
+    those phases' decisions count and take their returns; `anchor_share * want` of the others,
+    a uniform draw (reservoir), are added labelled by `anchor` (DmcConfig.learn_phases)."""
     from openlandlord.envs import VecEnv
     from openlandlord.games import spec
 
@@ -246,13 +269,28 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
     games = forced = moves = 0
     explored = 0
     first_seat_payoff = 0.0
+    phases = set(cfg.learn_phases) or None
+    others: list[dict] = []
+    keep = max(1, round(cfg.anchor_share * want)) if phases else 0
+    seen_others = 0
+    draw = np.random.default_rng([seed, 0xB1D])
     started = time.perf_counter()
     while len(samples) < want:
-        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void)
+        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases)
         forced += n_forced
         explored += n_explored
         for row in rows:
-            pending[row.pop("env")].append(row)
+            i = row.pop("env")
+            if phases is None or row["phase"] in phases:
+                pending[i].append(row)
+                continue
+            seen_others += 1                        # reservoir sampling (Algorithm R)
+            if len(others) < keep:
+                others.append(row)
+            else:
+                j = int(draw.integers(seen_others))
+                if j < keep:
+                    others[j] = row
         obs, rewards, dones, info = env.step(acts)
         moves += cfg.envs
         for i in np.flatnonzero(dones):
@@ -267,10 +305,26 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float) -> tup
             pending[i] = []
     elapsed = time.perf_counter() - started
     learned = len(samples)
-    return samples, {"games": games, "decisions": learned, "moves": moves, "forced_moves": forced,
-                     "explored": explored, "actor_seconds": round(elapsed, 2),
-                     "actor_decisions_per_s": round(learned / elapsed, 1),
-                     "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
+    stats = {"games": games, "decisions": learned, "moves": moves, "forced_moves": forced,
+             "explored": explored, "actor_seconds": round(elapsed, 2),
+             "actor_decisions_per_s": round(learned / elapsed, 1),
+             "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
+    if phases:
+        stats["by_phase"] = {p: sum(r["phase"] == p for r in samples) for p in sorted(phases)}
+        samples += label_by_anchor(others, anchor)
+        stats["anchored"] = len(others)
+    return samples, stats
+
+
+def label_by_anchor(rows: list[dict], anchor) -> list[dict]:
+    """`rows` labelled for the anchored loss: the `anchor` student's softmax (`soft`) and value
+    (`target`), `anchored` 1."""
+    for row, out in zip(rows, anchor.forward_batch(rows) if rows else []):
+        row.pop("env", None), row.pop("seat", None)
+        logits = np.asarray(out["logits"], np.float64)
+        soft = np.exp(logits - logits.max())
+        row.update(soft=(soft / soft.sum()).astype(np.float32), target=float(out["value"]), anchored=1.0)
+    return rows
 
 
 def collect_anchored(student, anchor, cfg: DmcConfig, chunk: int, want: int) -> tuple[list[dict], dict]:
@@ -290,13 +344,7 @@ def collect_anchored(student, anchor, cfg: DmcConfig, chunk: int, want: int) -> 
     started = time.perf_counter()
     while len(samples) < want:
         acts, rows, _, _ = act(student, env, obs, rng, cfg.epsilon, void)
-        kept = [r for r in rows if r["role"] == bidding]
-        for row, out in zip(kept, anchor.forward_batch(kept)):
-            row.pop("env"), row.pop("seat")
-            logits = np.asarray(out["logits"], np.float64)
-            soft = np.exp(logits - logits.max())
-            row.update(soft=(soft / soft.sum()).astype(np.float32), target=float(out["value"]), anchored=1.0)
-            samples.append(row)
+        samples += label_by_anchor([r for r in rows if r["role"] == bidding], anchor)
         obs, _, _, _ = env.step(acts)
     samples = samples[:want]
     return samples, {"anchored": len(samples), "anchor_seconds": round(time.perf_counter() - started, 2)}
@@ -416,9 +464,10 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
             chunk = done_chunks + 1
             want = min(cfg.chunk, cfg.decisions - learned)
             student = native_from(trainer.model, trainer.mcfg)
-            samples, stats = collect(student, cfg, chunk, want, trainer.mcfg.value_scale)
-            played_out = len(samples)
-            if anchor is not None:
+            samples, stats = collect(student, cfg, chunk, want, trainer.mcfg.value_scale,
+                                     anchor if cfg.learn_phases else None)
+            played_out = stats["decisions"]
+            if anchor is not None and not cfg.learn_phases:
                 bids, anchor_stats = collect_anchored(student, anchor, cfg, chunk,
                                                       max(1, round(cfg.anchor_share * want)))
                 samples += bids
@@ -466,7 +515,8 @@ def run(args) -> int:
                     seed=args.seed, snapshot_every=args.snapshot_every, cycle=parse_cycle(args.cycle),
                     anchor=args.anchor or "", anchor_flows=parse_cycle(args.anchor_flows),
                     anchor_share=args.anchor_share, anchor_weight=args.anchor_weight,
-                    win_bonus=args.win_bonus)
+                    win_bonus=args.win_bonus,
+                    learn_phases=args.learn_phases.split(",") if args.learn_phases else [])
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

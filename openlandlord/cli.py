@@ -199,13 +199,17 @@ def build_parser() -> argparse.ArgumentParser:
                           "(bids are then learned in every flow)")
     dmc.add_argument("--anchor", default=None, metavar="DIR",
                      help="keep the bids of this student: each chunk also learns bidding decisions of "
-                          "--anchor-flows towards its scores, not their returns (Dou Dizhu)")
+                          "--anchor-flows towards its scores, not their returns (Dou Dizhu); with "
+                          "--learn-phases, keep its play instead")
     dmc.add_argument("--anchor-flows", dest="anchor_flows", default=None, metavar="NAME=V1,V2,...",
                      help="the flows whose bids --anchor keeps, one per chunk in turn, e.g. bidding=call-rob,points")
     dmc.add_argument("--anchor-share", dest="anchor_share", type=_positive(float), default=0.125,
                      help="anchored bidding decisions per chunk, as a share of --chunk")
     dmc.add_argument("--anchor-weight", dest="anchor_weight", type=_positive(float), default=1.0,
                      help="weight of the anchor's cross-entropy in the loss")
+    dmc.add_argument("--learn-phases", dest="learn_phases", default=None, metavar="KIND,...",
+                     help="learn only these bidding phases from their returns (e.g. bury,declare for Shengji "
+                          "classic); the play is kept --anchor's")
     dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
                      help="add this times the sign of the return to it (in value units): wins count above their stake")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")

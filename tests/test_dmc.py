@@ -278,3 +278,61 @@ def test_win_bonus_adds_the_sign_of_the_return_to_the_target():
         assert b["target"] == pytest.approx(np.clip(a["target"] + 0.05 * np.sign(a["target"]), -1, 1), abs=1e-6)
     with pytest.raises(UserError, match="--win-bonus"):
         tiny(win_bonus=-1.0)
+
+
+CLASSIC = "data/models/shengji-classic"
+
+
+def test_learn_phases_learns_bids_by_returns_and_anchors_the_play():
+    """`--learn-phases bury,declare --anchor DIR` (Shengji `classic`): only the burial and the
+    declarations take their returns (and the exploration); a uniform draw of the play's
+    decisions, `anchor_share` of the chunk, is labelled with the anchor's softmax and value,
+    and the play is greedy on the student's logits even at epsilon 1."""
+    student = NativeStudent(CLASSIC)
+    cfg = tiny(game="shengji", options={"rules": "classic", "trump_rank": "any"}, envs=4, epsilon=1.0,
+               anchor=CLASSIC, learn_phases=["bury", "declare"], anchor_share=0.5)
+    samples, stats = dmc.collect(student, cfg, 1, 120, student.config.value_scale, NativeStudent(CLASSIC))
+    learned = [s for s in samples if not s["anchored"]]
+    played = [s for s in samples if s["anchored"]]
+    assert len(learned) == stats["decisions"] >= 120 and stats["games"] >= 2
+    assert {s["phase"] for s in learned} == {"bury", "declare"}
+    assert sum(stats["by_phase"].values()) == len(learned) and stats["by_phase"]["bury"] % 8 == 0
+    assert len(played) == stats["anchored"] == 60 and {s["phase"] for s in played} == {"play"}
+    assert stats["explored"] >= len(learned) // 2         # epsilon 1 in the learned phases only
+    for row, out in zip(played, student.forward_batch(played)):
+        logits = np.asarray(out["logits"], np.float64)
+        soft = np.exp(logits - logits.max())
+        np.testing.assert_allclose(row["soft"], soft / soft.sum(), atol=1e-5)
+        assert row["target"] == pytest.approx(float(out["value"]), abs=1e-5)
+        assert row["choice"] == int(np.argmax(logits))   # the play: greedy
+    for s in learned:
+        assert -1.0 <= s["target"] <= 1.0 and 0 <= s["choice"] < len(s["actions"])
+
+
+def test_learn_phases_run_records_its_phases_and_resumes(tmp_path):
+    cfg = tiny(game="shengji", options={"rules": "classic", "trump_rank": "any"}, envs=4,
+               decisions=120, chunk=60, anchor=CLASSIC, learn_phases=["bury"], anchor_share=0.25)
+    dmc.run_dmc(CLASSIC, str(tmp_path / "run"), cfg, stop_after=1, progress=False)
+    dmc.run_dmc(CLASSIC, str(tmp_path / "run"), cfg, progress=False)
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["chunk"] for r in rows] == [1, 2]
+    assert all(set(r["by_phase"]) == {"bury"} and r["anchored"] > 0 for r in rows)
+    assert rows[0]["anchored"] == 15                       # anchor_share of the chunk
+    config_json = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config_json["dmc"]["learn_phases"] == ["bury"] and config_json["anchor_weights_sha256"]
+    with pytest.raises(UserError, match="other settings"):
+        dmc.run_dmc(CLASSIC, str(tmp_path / "run"), dmc.DmcConfig(**{**cfg.__dict__, "learn_phases": ["declare"]}),
+                    progress=False)
+
+
+def test_learn_phases_refuses_what_cannot_apply(capsys, tmp_path):
+    classic = {"game": "shengji", "options": {"rules": "classic"}}
+    with pytest.raises(UserError, match="bidding phases are declare, bury"):
+        tiny(**classic, anchor=CLASSIC, learn_phases=["play"])
+    with pytest.raises(UserError, match="needs --anchor"):
+        tiny(**classic, learn_phases=["bury"])
+    with pytest.raises(UserError, match="needs --anchor"):
+        tiny(anchor=SHIPPED, anchor_flows={"bidding": ["points"]}, learn_phases=["bid"])
+    assert main(["dmc", "--game", "shengji", "--rules", "classic", "--init", CLASSIC, "--out",
+                 str(tmp_path / "z"), "--decisions", "10", "--anchor", CLASSIC, "--learn-phases", "bid"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

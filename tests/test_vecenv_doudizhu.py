@@ -10,9 +10,11 @@ from openlandlord.envs import VecEnv
 from openlandlord.envs.actions import DoudizhuActions
 from openlandlord.errors import IllegalMove, UserError
 from openlandlord.games.doudizhu import Game
+from openlandlord.games import spec
 from openlandlord.games.doudizhu import features as F
 
 ACTIONS = DoudizhuActions()
+DOUDIZHU = spec("doudizhu")
 
 
 @pytest.mark.parametrize("bidding", ["none", "points", "call-rob"])
@@ -30,6 +32,7 @@ def test_vecenv_replays_on_the_referee(bidding):
             assert sorted(legal.tolist()) == sorted(want), (step, i)
             assert obs["mask"][i].sum() == len(want) and obs["mask"][i, legal].all()
             assert obs["seat"][i] == g.current_seat
+            assert env.phase(i) == (DOUDIZHU.bidding_kind(g, g.legal_moves()) or "play"), (step, i)
             f = F.featurize(g.observation(g.current_seat), [ACTIONS.move(a) for a in legal])
             n = f["state_tokens"].shape[0]
             assert obs["n_tokens"][i] == n

@@ -71,6 +71,7 @@ def cross_check(env, steps: int, check_features: bool = False) -> list[dict]:
             assert (obs["mask"][i] == expected_mask(r.state, r.prefix)).all(), (t, i)
             assert obs["seat"][i] == r.state.current_seat
             assert obs["prefix"][i].sum() == len(r.prefix)
+            assert env.phase(i) == (SHENGJI.bidding_kind(r.state, None) or "play"), (t, i)
             if check_features:
                 seen = r.state.observation(r.state.current_seat)
                 legal = env.legal_actions(i).tolist()

@@ -18,6 +18,8 @@ for its vectorised environment (`spec.vec_env`). Every one has the same contract
   obs["seat"]: int32 [num_envs]; with features="full" also the student's state features from the
   one featurizer (obs["state_tokens"] float32 [num_envs, max_tokens, state_feat_dim], zero
   padded, obs["n_tokens"], obs["role"], ...).
+- `phase(i)`: env i's phase now, "play" or the spec's `bidding_kinds` word of its decision
+  (Dou Dizhu "bid" and "double"; Shengji `classic` "declare" and "bury").
 - rewards: float32 [num_envs, num_seats], the payoffs of a game that ended on this step (zero
   otherwise); dones: bool [num_envs]. A finished game is reset at once (auto-reset): its row of
   obs is the next game's first decision.

@@ -25,7 +25,7 @@ from openlandlord.games.doudizhu._referee cimport (
     splitmix64, deal_packed, init_play_state, landlord_takes_kitty, action_packed, action_type,
     packed_count, Bidding,
     bid_init, bid_legal, bid_apply, bid_start_play, BF_NONE, BF_POINTS, EV_VOID, EV_LANDLORD,
-    EV_LANDLORD_PLAY, EV_PLAY)
+    EV_LANDLORD_PLAY, EV_PLAY, ST_DOUBLE)
 from openlandlord.games.doudizhu._features cimport (
     DdzView, V_RANKS, write_state, view_tokens, view_role, write_unseen, table_ready,
     write_play_action, write_bid_action, stake_scale)
@@ -419,6 +419,13 @@ cdef class DoudizhuVecEnv:
         self._check(i)
         cdef Env* e = &self.envs[i]
         return np.array([e.legal[k] for k in range(e.nlegal)], np.int64)
+
+    def phase(self, int i):
+        """Env i's phase now, as the spec's `bidding_kind` names it: "bid" (a call, rob or
+        points bid), "double" (call-rob's doubling), else "play"."""
+        self._check(i)
+        cdef Env* e = &self.envs[i]
+        return "play" if not e.bidding else ("double" if e.bid.stage == ST_DOUBLE else "bid")
 
     def action_features(self, int i):
         """The student's action rows of env i's legal actions (the order of legal_actions)."""

@@ -730,6 +730,13 @@ cdef class ShengjiVecEnv:
         self.check_env(i)
         return np.flatnonzero(self.mask_arr[i]).astype(np.int64)
 
+    def phase(self, int i):
+        """Env `i`'s phase now: "declare" (`classic`: a seat may declare on the card it just
+        received), "bury" (`classic`: the dealer's burial), else "play"."""
+        self.check_env(i)
+        cdef int ph = self.games[i].phase
+        return "declare" if ph == DECLARE else ("bury" if ph == BURY else "play")
+
     def action_features(self, int i):
         """The student's action rows (the featurizer's `actions`) of env `i`'s legal actions, in
         the order of legal_actions: each the candidate it makes, as `agents.loop` builds one
