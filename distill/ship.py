@@ -68,7 +68,8 @@ class Recipe:
     # (`train --set init=LAST`, `fine_epochs`, `fine_set`) into OUT/student-NAME, the shipped
     # one; results.json records the round under NAME. `bid_dev` / `bid_final` ((flow, eval
     # arguments), ...): it plays its own bids against its `,bid=rule` twin on those deals (the
-    # final ones only with --final-deal-set).
+    # final ones only with --final-deal-set); flow "" where the game has one (Shengji `classic`'s
+    # declarations and burial).
     fine_option: str = "bidding"
     fine_name: str = "bids"
     fine_values: tuple = ()
@@ -104,6 +105,11 @@ class Recipe:
     # `dmc --anchor-flows` (e.g. "bidding=call-rob,points"): the DMC stage keeps the bids of the
     # student it starts from (`--anchor` that student) in those flows while it learns the play.
     dmc_anchor: str = ""
+    # `dmc --learn-phases` (e.g. "bury,declare", Shengji `classic`): the DMC stage learns only
+    # those bidding phases from their returns and keeps the play of the student it starts from
+    # (`--anchor` that student); `dmc_flags`: more `dmc` flags (its rate, exploration, chunk).
+    dmc_learn_phases: str = ""
+    dmc_flags: tuple = ()
     # Opponents also played in DouZero's protocol (`eval --protocol douzero`: WP, ADP) on the
     # dev (and final) deal set.
     protocol_opponents: tuple = ()
@@ -526,15 +532,17 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
     except (OSError, ValueError):
         learned = 0
     cycle = ("--cycle", recipe.dmc_cycle) if recipe.dmc_cycle else ()
-    if recipe.dmc_anchor:
+    if recipe.dmc_anchor or recipe.dmc_learn_phases:
         # The anchor is a copy of `start` inside OUT: the ship may later replace `start`.
         anchor = out_dir / "dmc-anchor"
         if not dry_run and not (anchor / "config.json").exists():
             from openlandlord.model.checkpoint import copy_checkpoint
             copy_checkpoint(start, anchor)
-        cycle += ("--anchor", anchor, "--anchor-flows", recipe.dmc_anchor)
+        cycle += (("--anchor", anchor, "--anchor-flows", recipe.dmc_anchor) if recipe.dmc_anchor
+                  else ("--anchor", anchor, "--learn-phases", recipe.dmc_learn_phases))
     run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
-                         "--decisions", decisions, "--seed", seeds["dmc"], *cycle), learned >= decisions)
+                         "--decisions", decisions, "--seed", seeds["dmc"], *cycle, *recipe.dmc_flags),
+             learned >= decisions)
     figures = _head_to_head(run, "eval-dmc-vs-start", game, flags, student, start, recipe.dmc_dev,
                             out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger, dry_run)
     record = {"from": _arg(start), "student": _arg(student), "decisions": decisions,
@@ -609,7 +617,8 @@ def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers,
               f"douzero-{opponent.split(':')[0]}")
              for label, args in sets for opponent in recipe.protocol_opponents]
     for label, sets in [("dev", recipe.bid_dev)] + ([("final", recipe.bid_final)] if final_args else []):
-        plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow], f"bids-{flow}", f"bids-{flow}")
+        plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow] if flow else flags,
+                  f"bids-{flow}" if flow else "bids", f"bids-{flow}" if flow else "bids")
                  for flow, args in sets]
     for label, args, opponent, game_flags, name, stem in plan:
         path = out_dir / "eval" / final.name / f"{label}-{stem}.json"

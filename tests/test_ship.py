@@ -120,7 +120,9 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         assert ship.ship("shengji", str(tmp_path / "a"), None, quick=quick, dry_run=True,
                          from_dir=str(shipped), options={"rules": "classic"}) is None
         commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-        assert [c.split()[1] for c in commands] == ["generate", "train"] + ["eval"] * len(recipe.opponents)
+        assert [c.split()[1] for c in commands] == ["generate", "train"] + ["eval"] * (len(recipe.opponents) + 1)
+        assert f"--opponent student:{tmp_path / 'a' / 'student-w128'},bid=rule" in commands[-1]
+        assert "--bidding" not in commands[-1] and "--rules classic" in commands[-1]
         assert f"--teacher {recipe.fine_teacher} " in commands[0]
         assert "--rules classic" in commands[0] and "--trump-rank any" in commands[0]
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'any'}" in commands[0]
@@ -303,3 +305,22 @@ def test_beats_reads_points_in_shengji_and_the_score_elsewhere():
     assert ship._beats({"mean_score_ci95": [0.1, 0.5]})
     assert not ship._beats({"mean_score_ci95": [-0.1, 0.5]})
     assert not ship._beats({"mean_score_ci95": [0.1, 0.5], "mean_points_ci95": [-2.0, 3.0]})
+
+
+def test_classic_dmc_stage_learns_declarations_and_burial_with_the_play_kept(tmp_path):
+    """Shengji `classic`'s DMC stage (issue 16): `dmc --learn-phases bury,declare` anchored to a
+    copy of the start, its student against the start, and its own declarations and burial
+    against its `,bid=rule` twin (the classic game flags, no --bidding)."""
+    start, work = ship.ROOT / "data" / "models" / "shengji-classic", tmp_path / "d"
+    results = ship.ship("shengji", str(work), str(tmp_path / "shipped"), quick=True,
+                        from_dir=str(start), dmc=60, options={"rules": "classic"})
+    commands = results["commands"]
+    assert [c.split()[1] for c in commands] == ["dmc", "eval", "eval", "eval"]
+    assert f"--anchor {work / 'dmc-anchor'} --learn-phases bury,declare" in commands[0]
+    assert "--rules classic" in commands[0] and "--chunk 64" in commands[0]
+    bids = commands[-1]
+    assert f"--opponent student:{work / 'student-dmc'},bid=rule" in bids
+    assert "--rules classic" in bids and "--bidding" not in bids
+    assert set(results["eval"]["dev"]) == {"rule:expert", "bids"}
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert config["dmc"]["learn_phases"] == ["bury", "declare"] and config["decisions_learned"] >= 60

@@ -126,13 +126,25 @@ class ShengjiSpec(BaseSpec):
                                fine_option="trump_rank", fine_name="w128",
                                fine_values=(("any", 800),), fine_epochs=4,
                                fine_set=("lr=0.0005", "warmup_steps=50"),
-                               fine_teacher="pimc:objective=points,worlds=128")
+                               fine_teacher="pimc:objective=points,worlds=128",
+                               # Its own declarations and burial against its `,bid=rule` twin
+                               # (issue 16), and the DMC stage (off unless `ship --dmc N`): only
+                               # the declarations and the burial learn from their returns, the
+                               # play is kept the start's (docs/dmc.md).
+                               bid_dev=(("", ("--deal-set", "shengji-classic-dev-260")),),
+                               bid_final=(("", ("--deal-set", "shengji-classic-test-650")),),
+                               dmc_dev=("--deals", "1500"), dmc_learn_phases="bury,declare",
+                               dmc_flags=("--lr", "5e-5", "--epsilon", "0.03", "--chunk", "4096",
+                                          "--anchor-share", "0.5", "--snapshot-every", "15"))
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
                                      fine_name="w128", fine_values=(("any", 1),),
                                      fine_teacher="pimc:objective=points,worlds=4",
                                      generation_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
-                                     models="shengji-classic")
+                                     models="shengji-classic",
+                                     bid_dev=(("", ("--deals", "1")),),
+                                     dmc_dev=("--deals", "1"), dmc_learn_phases="bury,declare",
+                                     dmc_flags=("--chunk", "64", "--envs", "4"))
 
     def ship_recipe_for(self, options: dict, quick: bool = False):
         if options.get("rules") == "classic":
