@@ -131,8 +131,8 @@ class ShengjiSpec(BaseSpec):
                                # (issue 16), and the DMC stage (off unless `ship --dmc N`): only
                                # the declarations and the burial learn from their returns, the
                                # play is kept the start's (docs/dmc.md).
-                               bid_dev=(("", ("--deal-set", "shengji-classic-dev-260")),),
-                               bid_final=(("", ("--deal-set", "shengji-classic-test-650")),),
+                               bid_dev=(("", ("--deal-set", "shengji-classic-bids-dev-1500")),),
+                               bid_final=(("", ("--deal-set", "shengji-classic-bids-test-6000")),),
                                dmc_dev=("--deals", "1500"), dmc_learn_phases="bury,declare",
                                dmc_flags=("--lr", "5e-5", "--epsilon", "0.03", "--chunk", "4096",
                                           "--anchor-share", "0.5", "--snapshot-every", "15"))
