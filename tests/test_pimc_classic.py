@@ -267,3 +267,31 @@ def test_the_classic_recipe_starts_from_a_student_whose_model_fits_classic_train
     _, start, _ = load_checkpoint(str(ship.ROOT / inits[0]))
     _, classic, _ = load_checkpoint(str(ship.ROOT / "data" / "models" / recipe.models))
     assert start.to_dict() == classic.to_dict()
+
+
+def test_regression_eval_outcome_of_a_classic_deal_nobody_declared():
+    """Regression: eval's `bidding` block read `state.declaration[0]` whenever it was not None,
+    but a deal in which every seat passed has the declaration `()`: the 6,000-deal classic bids
+    set stopped on such a deal with an IndexError. Every seat passes here; the outcome says
+    nobody declared."""
+    from openlandlord.agents.loop import play_deal
+    from openlandlord.games import Seating
+
+    class PassingRule:
+        """rule:expert that passes every declaration."""
+        def __init__(self):
+            self.bot = make("rule:expert", 0)
+
+        def __getattr__(self, name):
+            return getattr(self.bot, name)
+
+        def scores(self, obs, legal):
+            return np.array([1.0 if tuple(m) == () else 0.0 for m in legal]) if obs.phase == "declare" \
+                else self.bot.scores(obs, legal)
+
+    shengji = spec("shengji")
+    state = shengji.new_game(2_050_000_123, rules="classic")
+    play_deal(state, shengji.legal_cap, [PassingRule() for _ in range(4)])
+    assert state.done and state.declaration == ()
+    out = shengji.outcome(state, Seating(0, 0, 2_050_000_123, (0, 2), (("rules", "classic"),)))
+    assert out["bidding"]["declared"] == 0.0

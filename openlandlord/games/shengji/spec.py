@@ -257,8 +257,8 @@ class ShengjiSpec(BaseSpec):
         whether the deal went no trump, and, when its team buried (the declarers), the card
         points it buried (`buried_points`) and whether the attackers took them back with the
         last trick (`kitty_lost`: they scored it, times the kitty multiplier)."""
-        declaration = state.declaration
-        out = {"declared": float(declaration is not None and declaration[0] % 2 == team),
+        declaration = state.declaration             # () when every seat passed
+        out = {"declared": float(bool(declaration) and declaration[0] % 2 == team),
                "no_trump": float(state.rules.trump_suit == "N")}
         if result["declarers"] == team:
             out["buried_points"] = int(result["kitty_points"])
