@@ -446,11 +446,19 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
                 raise UserError(f"--anchor {cfg.anchor} is not a {cfg.game} student")
             anchor = NativeStudent(cfg.anchor)
         done_chunks, learned = 0, 0
+        # What the run started from and anchors to, by content: a folder replaced under the
+        # same path (a reshipped student) must not be taken for the one the run began with.
+        weights = {"init_weights_sha256": init_meta.get("weights_sha256"),
+                   "anchor_weights_sha256": anchor_meta.get("weights_sha256")}
         if resuming:
             state = json.loads((out_dir / "last" / "trainer.json").read_text())
             if state.get("dmc") != cfg.settings() or state.get("init") != init:
                 raise UserError(f"{out} holds a DMC run with other settings (or another --init); "
                                 "rerun it with the same ones, or pass --force to start over")
+            changed = [k.split("_")[0] for k, v in weights.items() if k in state and state[k] != v]
+            if changed:
+                raise UserError(f"{out}: the {' and '.join('--' + c for c in changed)} student's weights "
+                                "changed since the run began; restore them, or pass --force to start over")
             restore(trainer, out_dir / "last")
             done_chunks, learned = state["chunk"], state["decisions_learned"]
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -478,7 +486,7 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
                    "lr": trainer.lr, "blas": "openblas" if blas.loaded() else "bundled"}
             artefacts.append_line(out_dir / METRICS, json.dumps(row, sort_keys=True))
             state = {"epoch": chunk, "chunk": chunk, "decisions_learned": learned, "dmc": cfg.settings(),
-                     "init": init}
+                     "init": init, **weights}
             save_epoch(out_dir, trainer, state, {**extra, "decisions_learned": learned, "chunk": chunk})
             if chunk % cfg.snapshot_every == 0:
                 from openlandlord.model.checkpoint import copy_checkpoint

@@ -336,3 +336,27 @@ def test_learn_phases_refuses_what_cannot_apply(capsys, tmp_path):
     assert main(["dmc", "--game", "shengji", "--rules", "classic", "--init", CLASSIC, "--out",
                  str(tmp_path / "z"), "--decisions", "10", "--anchor", CLASSIC, "--learn-phases", "bid"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_regression_resume_refuses_an_init_or_anchor_replaced_under_the_same_path(tmp_path):
+    """Regression: a resumed run compared its --init and --anchor by path only, so a student
+    reshipped into the same folder was taken for the one the run began with (the anchor then
+    silently changed). The weights' SHA-256 is now part of the run's state."""
+    from openlandlord.model.checkpoint import copy_checkpoint
+    anchor, init = tmp_path / "anchor", tmp_path / "init"
+    copy_checkpoint(CLASSIC, anchor)
+    copy_checkpoint(CLASSIC, init)
+    cfg = tiny(game="shengji", options={"rules": "classic", "trump_rank": "any"}, envs=4,
+               decisions=120, chunk=60, anchor=str(anchor), learn_phases=["bury"], anchor_share=0.25)
+    dmc.run_dmc(str(init), str(tmp_path / "run"), cfg, stop_after=1, progress=False)
+    state = json.loads((tmp_path / "run" / "last" / "trainer.json").read_text())
+    assert state["anchor_weights_sha256"] == json.loads((anchor / "config.json").read_text())["weights_sha256"]
+    import shutil
+    shutil.rmtree(anchor)
+    copy_checkpoint("data/models/shengji", anchor)           # another student, the same path
+    with pytest.raises(UserError, match="--anchor student's weights changed"):
+        dmc.run_dmc(str(init), str(tmp_path / "run"), cfg, progress=False)
+    shutil.rmtree(anchor)
+    copy_checkpoint(CLASSIC, anchor)                         # put back: it resumes
+    dmc.run_dmc(str(init), str(tmp_path / "run"), cfg, progress=False)
+    assert (tmp_path / "run" / "config.json").exists()
