@@ -27,6 +27,7 @@ and a follow is chosen among those few built candidates instead of every legal p
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
+from openlandlord.games.shengji._search cimport team_score, draw_subset, load54
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
@@ -482,45 +483,6 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
         tr.n = 0
 
 
-cdef double team_score(int attacker_points, int team, int declarers, double level_weight,
-                       double margin_weight) noexcept nogil:
-    # Levels the team goes up (negative: the other team's) and its point margin, weighted.
-    cdef int up, winning_team
-    cdef double margin
-    if attacker_points == 0:
-        up, winning_team = 3, declarers
-    elif attacker_points < 40:
-        up, winning_team = 2, declarers
-    elif attacker_points < 80:
-        up, winning_team = 1, declarers
-    else:
-        up, winning_team = (attacker_points - 80) // 40, 1 - declarers
-    margin = 2.0 * attacker_points - 200.0
-    if team == declarers:
-        margin = -margin
-    return level_weight * (up if team == winning_team else -up) + margin_weight * margin
-
-
-cdef void take_subset(int* pool, int npool, int keep, unsigned long long* rng,
-                      unsigned char* out) noexcept nogil:
-    # A uniform `keep`-card subset of the pool (a partial Fisher-Yates), as a count vector.
-    cdef int i, j, tmp
-    memset(out, 0, NCARD)
-    for i in range(keep):
-        j = i + <int>(next_random(rng) % <unsigned long long>(npool - i))
-        tmp = pool[i]
-        pool[i] = pool[j]
-        pool[j] = tmp
-        out[pool[i]] += 1
-
-
-cdef void load54(object src, unsigned char* dst):
-    cdef const unsigned char[::1] view = src
-    if view.shape[0] != NCARD:
-        raise ValueError("a count vector has 54 entries")
-    memcpy(dst, &view[0], NCARD)
-
-
 def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
            int attacker_points, unseen, sizes, void_masks, plays, int skip, int worlds,
            str rollout_policy, unsigned long long seed, str objective="levels", int solve=0,
@@ -599,7 +561,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                     # places stay out of play, a uniform choice per world (redrawn, a few
                     # times at most, when the known voids rule a choice out).
                     for attempt in range(16):
-                        take_subset(pool, npool, npool - surplus, &rng, u_world)
+                        draw_subset(pool, npool, npool - surplus, &rng, u_world)
                         if sample_world_c(&t, u_world, sz, vm, &rng, world) == 0:
                             break
                     else:

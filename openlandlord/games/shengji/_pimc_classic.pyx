@@ -43,6 +43,7 @@ burial by the rule bot's keep values (`rule_burial`, exact), then the play as ab
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
+from openlandlord.games.shengji._search cimport team_score, draw_subset, load54
 from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
@@ -452,49 +453,6 @@ cdef int finish_round(const Table* t, unsigned char* hands, const unsigned char*
     if (winner & 1) != declarers:
         attackers += vec_points(t, kitty) * kitty_multiplier_c(&tr.f)
     return attackers
-
-
-cdef double team_score(int attacker_points, int team, int declarers, double level_weight,
-                       double margin_weight) noexcept nogil:
-    # Levels the team goes up (negative: the other team's) and its point margin, weighted;
-    # above 200 (the kitty multiplied) each further 40 is one more level, as round_result.
-    cdef int up, winning_team
-    cdef double margin
-    if attacker_points < 0:
-        attacker_points = 0
-    if attacker_points == 0:
-        up, winning_team = 3, declarers
-    elif attacker_points < 40:
-        up, winning_team = 2, declarers
-    elif attacker_points < 80:
-        up, winning_team = 1, declarers
-    else:
-        up, winning_team = (attacker_points - 80) // 40, 1 - declarers
-    margin = 2.0 * attacker_points - 200.0
-    if team == declarers:
-        margin = -margin
-    return level_weight * (up if team == winning_team else -up) + margin_weight * margin
-
-
-cdef void load54(object src, unsigned char* dst):
-    cdef const unsigned char[::1] view = src
-    if view.shape[0] != NCARD:
-        raise ValueError("a count vector has 54 entries")
-    memcpy(dst, &view[0], NCARD)
-
-
-cdef int draw_subset(int* pool, int npool, int keep, unsigned long long* rng,
-                     unsigned char* out) noexcept nogil:
-    # A uniform `keep`-card subset of the pool as a count vector (a partial Fisher-Yates).
-    cdef int i, j, tmp
-    memset(out, 0, NCARD)
-    for i in range(keep):
-        j = i + <int>(next_random(rng) % <unsigned long long>(npool - i))
-        tmp = pool[i]
-        pool[i] = pool[j]
-        pool[j] = tmp
-        out[pool[i]] += 1
-    return 0
 
 
 cdef bint hall_ok(const int* left, const int* cap, const int* masks) noexcept nogil:
