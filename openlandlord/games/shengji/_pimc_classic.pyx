@@ -48,7 +48,7 @@ from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
     kitty_multiplier_c, runs_c, match_rec, beaten_units_c, sample_world_c, next_random,
-    classic_random_lead, classic_random_follow)
+    classic_random_lead, classic_random_follow, place_tractors)
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -231,16 +231,8 @@ cdef void valued_follow(const Table* t, const unsigned char* hand, const Format*
     # assignment, each cut from the bottom of its run), then the lowest pairs up to the pairs
     # required, then the lowest cards of the suit.
     cdef unsigned char held[54]
-    cdef int reps[16]
-    cdef int rstart[16]
-    cdef int rlen[16]
-    cdef int room[16]
-    cdef int runof[16]
-    cdef int used[16]
-    cdef int assign[27]
-    cdef int best_assign[27]
-    cdef int c, i, j, k, nr, nroom = 0, nheld = 0, pheld = 0, need, have = 0, taken = 0
-    cdef int lvl, best, left
+    cdef int c, k, nheld = 0, pheld = 0, need, have, taken
+    cdef int best, left
     memset(out, 0, NCARD)
     for c in range(NCARD):
         held[c] = hand[c] if t.cat[c] == f.cat else 0
@@ -257,28 +249,8 @@ cdef void valued_follow(const Table* t, const unsigned char* hand, const Format*
                     best = c
             out[best] += 1
         return
-    if f.ntractors:
-        nr = runs_c(t, held, f.cat, rstart, rlen, reps)
-        for k in range(nr):
-            if rlen[k] >= 2:
-                room[nroom] = rlen[k]
-                runof[nroom] = k
-                used[nroom] = 0
-                nroom += 1
-        for i in range(f.ntractors):
-            best_assign[i] = -1
-        if nroom and match_rec(f.tractors, f.ntractors, 0, room, nroom, 0, -1, assign,
-                               best_assign) > 0:
-            for i in range(f.ntractors):
-                j = best_assign[i]
-                if j < 0:
-                    continue
-                k = runof[j]
-                for lvl in range(rstart[k] + used[j], rstart[k] + used[j] + f.tractors[i]):
-                    out[reps[lvl]] = 2
-                    have += 1
-                    taken += 2
-                used[j] += f.tractors[i]
+    have = place_tractors(t, held, f, out)
+    taken = 2 * have
     need = f.pairs if f.pairs < pheld else pheld
     while have < need:
         best = -1

@@ -8,7 +8,7 @@ from openlandlord.games.shengji._cards cimport (
 from openlandlord.games.shengji._trick cimport (
     Lead, Format, classify, follow_error, trick_winner_c, lead_format_c, classic_lead_error,
     classic_follow_error, classic_trick_winner_c, throw_check_c, kitty_multiplier_c,
-    classic_play_key, runs_c, match_rec, beaten_units_c)
+    classic_play_key, runs_c, match_rec, beaten_units_c, place_tractors)
 from openlandlord.games.shengji._round cimport (
     Policy, random_policy, deal_c, play_round_c, sample_world_c, classic_random_lead,
     classic_random_follow)

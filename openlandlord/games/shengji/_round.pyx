@@ -12,7 +12,8 @@ from openlandlord.games.shengji._cards cimport (
     NCARD, Table, below, build_table, build_classic_table, load)
 from openlandlord.games.shengji._trick cimport (
     OK, Lead, Format, classify, follow_error, trick_winner_c, runs_c, lead_format_c,
-    match_rec, classic_lead_error, classic_follow_error, kitty_multiplier_c, throw_check_c)
+    match_rec, classic_lead_error, classic_follow_error, kitty_multiplier_c, throw_check_c,
+    place_tractors)
 from openlandlord.games.shengji._legal cimport count_follows, classic_count_follows_c
 
 cdef enum:
@@ -380,17 +381,9 @@ cdef int classic_random_follow(const Table* t, const unsigned char* hand, const 
     # assignment, each cut from the bottom of its run), random pairs up to the pairs required,
     # then random cards of the suit.
     cdef unsigned char held[NCARD]
-    cdef int reps[16]
-    cdef int rstart[16]
-    cdef int rlen[16]
-    cdef int room[16]
-    cdef int runof[16]
-    cdef int used[16]
-    cdef int assign[27]
-    cdef int best_assign[27]
     cdef int pairs_list[NCARD]
-    cdef int c, i, j, k, nr, nroom = 0, nheld = 0, pheld = 0, need, have = 0, taken = 0, np = 0
-    cdef int tmp, lvl
+    cdef int c, i, j, nheld = 0, pheld = 0, need, have, taken, np = 0
+    cdef int tmp
     memset(out, 0, NCARD)
     for c in range(NCARD):
         held[c] = hand[c] if t.cat[c] == f.cat else 0
@@ -401,28 +394,8 @@ cdef int classic_random_follow(const Table* t, const unsigned char* hand, const 
         memcpy(out, held, NCARD)
         random_fill(hand, out, f.n - nheld, -1 - f.cat, t, rng)
         return f.n
-    if f.ntractors:
-        nr = runs_c(t, held, f.cat, rstart, rlen, reps)
-        for k in range(nr):
-            if rlen[k] >= 2:
-                room[nroom] = rlen[k]
-                runof[nroom] = k
-                used[nroom] = 0
-                nroom += 1
-        for i in range(f.ntractors):
-            best_assign[i] = -1
-        if nroom and match_rec(f.tractors, f.ntractors, 0, room, nroom, 0, -1, assign,
-                               best_assign) > 0:
-            for i in range(f.ntractors):
-                j = best_assign[i]
-                if j < 0:
-                    continue
-                k = runof[j]
-                for lvl in range(rstart[k] + used[j], rstart[k] + used[j] + f.tractors[i]):
-                    out[reps[lvl]] = 2
-                    have += 1
-                    taken += 2
-                used[j] += f.tractors[i]
+    have = place_tractors(t, held, f, out)
+    taken = 2 * have
     need = f.pairs if f.pairs < pheld else pheld
     if have < need:
         for c in range(NCARD):

@@ -51,6 +51,8 @@ cdef int runs_c(const Table* t, const unsigned char* v, int cat, int* rstart, in
 cdef int lead_format_c(const Table* t, const unsigned char* lead, Format* f) noexcept nogil
 cdef int match_rec(const int* wanted, int nw, int i, int* room, int nroom, int cur, int best,
                    int* assign, int* best_assign) noexcept nogil
+cdef int place_tractors(const Table* t, const unsigned char* held, const Format* f,
+                       unsigned char* out) noexcept nogil
 cdef int tractors_matched_c(const Table* t, const unsigned char* v, int cat, const int* wanted,
                             int nw) noexcept nogil
 cdef int classic_lead_error(const Table* t, const unsigned char* hand,

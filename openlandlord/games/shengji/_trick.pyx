@@ -194,6 +194,46 @@ cdef int match_rec(const int* wanted, int nw, int i, int* room, int nroom, int c
     return match_rec(wanted, nw, i + 1, room, nroom, cur, best, assign, best_assign)
 
 
+cdef int place_tractors(const Table* t, const unsigned char* held, const Format* f,
+                       unsigned char* out) noexcept nogil:
+    # The lead's tractors that `held` (the follower's cards of the led suit) can answer, an
+    # optimal assignment (match_rec), each cut from the bottom of its run: marks their pairs
+    # in `out` (2 each) and returns how many pairs it placed. The constructive follows of
+    # both the random policy and the search's rule policy start with this.
+    cdef int reps[16]
+    cdef int rstart[16]
+    cdef int rlen[16]
+    cdef int room[16]
+    cdef int runof[16]
+    cdef int used[16]
+    cdef int assign[27]
+    cdef int best_assign[27]
+    cdef int i, j, k, nr, lvl, nroom = 0, placed = 0
+    if not f.ntractors:
+        return 0
+    nr = runs_c(t, held, f.cat, rstart, rlen, reps)
+    for k in range(nr):
+        if rlen[k] >= 2:
+            room[nroom] = rlen[k]
+            runof[nroom] = k
+            used[nroom] = 0
+            nroom += 1
+    for i in range(f.ntractors):
+        best_assign[i] = -1
+    if nroom and match_rec(f.tractors, f.ntractors, 0, room, nroom, 0, -1, assign,
+                           best_assign) > 0:
+        for i in range(f.ntractors):
+            j = best_assign[i]
+            if j < 0:
+                continue
+            k = runof[j]
+            for lvl in range(rstart[k] + used[j], rstart[k] + used[j] + f.tractors[i]):
+                out[reps[lvl]] = 2
+                placed += 1
+            used[j] += f.tractors[i]
+    return placed
+
+
 cdef int tractors_matched_c(const Table* t, const unsigned char* v, int cat, const int* wanted,
                             int nw) noexcept nogil:
     # How many of the lead's tractors (pairs each) disjoint tractors of `v` (cards of `cat`)
