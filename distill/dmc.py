@@ -216,9 +216,10 @@ def chunk_seed(seed: int, chunk: int) -> int:
 
 def act(student, env, obs, rng, epsilon: float, void, explore=None) -> tuple[np.ndarray, list[dict], int, int]:
     """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
-    featurizer's arrays of a decision with more than one legal move, its `env`, `seat`, `phase`
-    (env.phase) and `choice` (the index played in its legal list); epsilon-greedy on the
-    student's logits (in the phases of `explore` only, when given; greedy in the others)."""
+    featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
+    `choice` (the index played in its legal list); epsilon-greedy on the student's logits.
+    With `explore` (a set of phases) a row also has its `phase` (env.phase), and only those
+    phases explore; the others are greedy."""
     n_envs = len(obs["role"])
     acts = np.empty(n_envs, np.int64)
     rows, legal = [], []
@@ -234,8 +235,9 @@ def act(student, env, obs, rng, epsilon: float, void, explore=None) -> tuple[np.
         rows.append({"state_tokens": obs["state_tokens"][i, :n].copy(), "role": int(obs["role"][i]),
                      "unseen": obs["unseen"][i].copy(), "capacity": obs["capacity"][i].copy(),
                      "void": obs["void"][i].copy() if "void" in obs else void,
-                     "actions": env.action_features(i), "env": i, "seat": int(obs["seat"][i]),
-                     "phase": env.phase(i)})
+                     "actions": env.action_features(i), "env": i, "seat": int(obs["seat"][i])})
+        if explore is not None:
+            rows[-1]["phase"] = env.phase(i)
     for row, out in zip(rows, student.forward_batch(rows)):
         i = row["env"]
         if (explore is None or row["phase"] in explore) and rng.random() < epsilon:

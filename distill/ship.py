@@ -618,8 +618,7 @@ def _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers,
              for label, args in sets for opponent in recipe.protocol_opponents]
     for label, sets in [("dev", recipe.bid_dev)] + ([("final", recipe.bid_final)] if final_args else []):
         plan += [(label, list(args), f"{student},bid=rule", ["--bidding", flow] if flow else flags,
-                  f"bids-{flow}" if flow else "bids", f"bids-{flow}" if flow else "bids")
-                 for flow, args in sets]
+                  name, name) for flow, args in sets for name in [f"bids-{flow}" if flow else "bids"]]
     for label, args, opponent, game_flags, name, stem in plan:
         path = out_dir / "eval" / final.name / f"{label}-{stem}.json"
         if not dry_run:

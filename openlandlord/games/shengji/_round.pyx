@@ -11,9 +11,8 @@ from libc.stdlib cimport malloc, free
 from openlandlord.games.shengji._cards cimport (
     NCARD, Table, below, build_table, build_classic_table, load)
 from openlandlord.games.shengji._trick cimport (
-    OK, Lead, Format, classify, follow_error, trick_winner_c, runs_c, lead_format_c,
-    match_rec, classic_lead_error, classic_follow_error, kitty_multiplier_c, throw_check_c,
-    place_tractors)
+    OK, Lead, Format, classify, follow_error, trick_winner_c, lead_format_c,
+    classic_lead_error, classic_follow_error, kitty_multiplier_c, throw_check_c, place_tractors)
 from openlandlord.games.shengji._legal cimport count_follows, classic_count_follows_c
 
 cdef enum:
