@@ -40,6 +40,7 @@ for s in small large finetune; do ev $s-vs-rule student:$out/$s rule:expert; don
 ev shipped-vs-rule student:data/models/shengji rule:expert
 ev large-vs-small student:$out/large student:$out/small
 ev finetune-vs-shipped student:$out/finetune student:data/models/shengji
+ev large-vs-shipped student:$out/large student:data/models/shengji
 # the teachers on the same set: the data's, and a stronger one (about 4 and 12 minutes on one core)
 ev teacher-vs-rule $teacher rule:expert
 ev teacher128s12-vs-rule pimc:objective=points,worlds=128,solve=12 rule:expert
@@ -52,7 +53,7 @@ for s in ("small", "large", "finetune"):
           f"regret {m['metrics']['val_regret']:.4f}  kl {m['metrics']['val_kl']:.3f}  "
           f"{m['metrics']['samples_per_s']:.0f} samples/s")
 for name in ("small-vs-rule", "large-vs-rule", "finetune-vs-rule", "shipped-vs-rule", "large-vs-small",
-             "finetune-vs-shipped", "teacher-vs-rule", "teacher128s12-vs-rule"):
+             "finetune-vs-shipped", "large-vs-shipped", "teacher-vs-rule", "teacher128s12-vs-rule"):
     r = json.load(open(f"{out}/evals/{name}.json"))
     lo, hi = r["mean_points_ci95"]
     print(f"{name:20s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  levels {r['mean_score']:+.3f}  "
