@@ -194,6 +194,21 @@ cdef int match_rec(const int* wanted, int nw, int i, int* room, int nroom, int c
     return match_rec(wanted, nw, i + 1, room, nroom, cur, best, assign, best_assign)
 
 
+cdef inline int tractor_rooms(const Table* t, const unsigned char* v, int cat, int* rstart,
+                              int* rlen, int* reps, int* room, int* runof) noexcept nogil:
+    # The runs of pairs of `v` in `cat` long enough to hold a tractor (runs_c fills rstart,
+    # rlen, reps): room[j] is the j-th such run's length in pairs, runof[j] its index among
+    # the runs. Returns how many there are (what match_rec assigns tractors to).
+    cdef int k, nr, nroom = 0
+    nr = runs_c(t, v, cat, rstart, rlen, reps)
+    for k in range(nr):
+        if rlen[k] >= 2:
+            room[nroom] = rlen[k]
+            runof[nroom] = k
+            nroom += 1
+    return nroom
+
+
 cdef int place_tractors(const Table* t, const unsigned char* held, const Format* f,
                        unsigned char* out) noexcept nogil:
     # The lead's tractors that `held` (the follower's cards of the led suit) can answer, an
@@ -208,16 +223,12 @@ cdef int place_tractors(const Table* t, const unsigned char* held, const Format*
     cdef int used[16]
     cdef int assign[27]
     cdef int best_assign[27]
-    cdef int i, j, k, nr, lvl, nroom = 0, placed = 0
+    cdef int i, j, k, lvl, nroom, placed = 0
     if not f.ntractors:
         return 0
-    nr = runs_c(t, held, f.cat, rstart, rlen, reps)
-    for k in range(nr):
-        if rlen[k] >= 2:
-            room[nroom] = rlen[k]
-            runof[nroom] = k
-            used[nroom] = 0
-            nroom += 1
+    nroom = tractor_rooms(t, held, f.cat, rstart, rlen, reps, room, runof)
+    for k in range(nroom):
+        used[k] = 0
     for i in range(f.ntractors):
         best_assign[i] = -1
     if nroom and match_rec(f.tractors, f.ntractors, 0, room, nroom, 0, -1, assign,
@@ -242,15 +253,12 @@ cdef int tractors_matched_c(const Table* t, const unsigned char* v, int cat, con
     cdef int rstart[16]
     cdef int rlen[16]
     cdef int room[16]
+    cdef int runof[16]
     cdef int assign[27]
-    cdef int nr, k, nroom = 0
+    cdef int nroom
     if nw == 0 or cat < 0:
         return 0
-    nr = runs_c(t, v, cat, rstart, rlen, reps)
-    for k in range(nr):
-        if rlen[k] >= 2:
-            room[nroom] = rlen[k]
-            nroom += 1
+    nroom = tractor_rooms(t, v, cat, rstart, rlen, reps, room, runof)
     if nroom == 0:
         return 0
     return match_rec(wanted, nw, 0, room, nroom, 0, -1, assign, NULL)
