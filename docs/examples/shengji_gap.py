@@ -1,0 +1,78 @@
+"""usage: python docs/examples/shengji_gap.py KIND [STUDENT] [TEACHER]: where does the Shengji
+`tractor` student lose its teacher's edge? (issue 19; docs/models.md, "Where the student loses
+its teacher's edge"). A player that asks TEACHER (default pimc:objective=points,worlds=64, the
+shipped student's) for one kind of decision and STUDENT (default data/models/shengji) for every
+other, against `rule:expert` on the committed dev set shengji-allranks-dev-260 (520 games,
+seats mirrored, one worker). KIND:
+  lead    the teacher leads every trick, the student follows;
+  follow  the student leads, the teacher follows (second, third and fourth seat);
+  early   the teacher plays tricks 1-12, the student the rest (a hand holds 27 cards);
+  late    the student plays tricks 1-12, the teacher the rest;
+  last8   the teacher plays once its seat holds 8 cards or fewer, the student before;
+  none    the student alone (the same games as `eval --agent student:STUDENT`);
+  all     the teacher alone (the same games as `eval --agent TEACHER`).
+A follow too large to list goes to the chosen side's own way of building it (the teacher: the
+rule bot's constructive choice, as in its data; the student: card by card). Prints one line
+and writes data/runs/gap/KIND.json (the eval's JSON)."""
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from eval import dealsets  # noqa: E402
+from eval.arena import evaluate  # noqa: E402
+from openlandlord import agents  # noqa: E402
+
+KINDS = {
+    "lead": lambda obs: not obs.trick,
+    "follow": lambda obs: bool(obs.trick),
+    "early": lambda obs: len(obs.tricks) < 12,
+    "late": lambda obs: len(obs.tricks) >= 12,
+    "last8": lambda obs: len(obs.hand) <= 8,
+    "none": lambda obs: False,
+    "all": lambda obs: True,
+}
+kind = sys.argv[1] if len(sys.argv) > 1 else ""
+if kind not in KINDS:
+    sys.exit(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER]")
+STUDENT = sys.argv[2] if len(sys.argv) > 2 else "data/models/shengji"
+TEACHER = sys.argv[3] if len(sys.argv) > 3 else "pimc:objective=points,worlds=64"
+_students: dict = {}
+
+
+class Split:
+    """TEACHER where KINDS[kind](obs), STUDENT elsewhere."""
+
+    def __init__(self, kind: str, seed):
+        if STUDENT not in _students:       # deterministic: one instance serves every game
+            _students[STUDENT] = agents.make(f"student:{STUDENT}", 0)
+        self.student, self.teacher = _students[STUDENT], agents.make(TEACHER, seed)
+        self.takes = KINDS[kind]
+        self.name = f"split:{kind}"
+
+    def scores(self, obs, legal):
+        return (self.teacher if self.takes(obs) else self.student).scores(obs, legal)
+
+    def choose_play(self, obs):
+        # A play too large to list: the teacher's whole move, or None (the student's, built
+        # card by card, each step scored by `scores`).
+        return self.teacher.choose_play(obs) if self.takes(obs) else None
+
+
+def make_split(spec, seed):
+    return Split(spec.arg, seed)
+
+
+sys.modules.setdefault("shengji_gap", sys.modules[__name__])
+agents._FACTORIES["split"] = "shengji_gap:make_split"
+started = time.time()
+result, _ = evaluate("shengji", f"split:{kind}", "rule:expert",
+                     dealsets.load("shengji-allranks-dev-260"), workers=1, progress=False)
+out = Path("data/runs/gap")
+out.mkdir(parents=True, exist_ok=True)
+(out / f"{kind}.json").write_text(json.dumps(result, indent=1, default=str))
+low, high = result["mean_points_ci95"]
+print(f"{kind:6s} student {STUDENT}, teacher {TEACHER}: {result['mean_points']:+.2f} [{low:+.2f}, {high:+.2f}] "
+      f"points a deal against rule:expert, levels {result['mean_score']:+.3f} ({time.time() - started:.0f} s)")
