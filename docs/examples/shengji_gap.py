@@ -34,11 +34,7 @@ KINDS = {
     "none": lambda obs: False,
     "all": lambda obs: True,
 }
-kind = sys.argv[1] if len(sys.argv) > 1 else ""
-if kind not in KINDS:
-    sys.exit(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER]")
-STUDENT = sys.argv[2] if len(sys.argv) > 2 else "data/models/shengji"
-TEACHER = sys.argv[3] if len(sys.argv) > 3 else "pimc:objective=points,worlds=64"
+STUDENT, TEACHER = "data/models/shengji", "pimc:objective=points,worlds=64"
 _students: dict = {}
 
 
@@ -56,23 +52,40 @@ class Split:
         return (self.teacher if self.takes(obs) else self.student).scores(obs, legal)
 
     def choose_play(self, obs):
-        # A play too large to list: the teacher's whole move, or None (the student's, built
-        # card by card, each step scored by `scores`).
-        return self.teacher.choose_play(obs) if self.takes(obs) else None
+        # A play too large to list: the teacher's whole move where it builds one, else None
+        # (built card by card, each step scored by `scores`).
+        own = getattr(self.teacher, "choose_play", None) if self.takes(obs) else None
+        return own(obs) if own is not None else None
 
 
 def make_split(spec, seed):
     return Split(spec.arg, seed)
 
 
-sys.modules.setdefault("shengji_gap", sys.modules[__name__])
-agents._FACTORIES["split"] = "shengji_gap:make_split"
-started = time.time()
-result, _ = evaluate("shengji", f"split:{kind}", "rule:expert",
-                     dealsets.load("shengji-allranks-dev-260"), workers=1, progress=False)
-out = Path("data/runs/gap")
-out.mkdir(parents=True, exist_ok=True)
-(out / f"{kind}.json").write_text(json.dumps(result, indent=1, default=str))
-low, high = result["mean_points_ci95"]
-print(f"{kind:6s} student {STUDENT}, teacher {TEACHER}: {result['mean_points']:+.2f} [{low:+.2f}, {high:+.2f}] "
-      f"points a deal against rule:expert, levels {result['mean_score']:+.3f} ({time.time() - started:.0f} s)")
+def play(kind: str, deal_set, student: str = STUDENT, teacher: str = TEACHER, workers: int = 1) -> dict:
+    """The split player of `kind` against `rule:expert` on `deal_set`: the eval's result."""
+    global STUDENT, TEACHER
+    STUDENT, TEACHER = student, teacher
+    sys.modules.setdefault("shengji_gap", sys.modules[__name__])
+    agents._FACTORIES["split"] = "shengji_gap:make_split"
+    result, _ = evaluate("shengji", f"split:{kind}", "rule:expert", deal_set, workers=workers,
+                         progress=False)
+    return result
+
+
+if __name__ == "__main__":
+    kind = sys.argv[1] if len(sys.argv) > 1 else ""
+    if kind not in KINDS:
+        print(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER]", file=sys.stderr)
+        sys.exit(2)
+    student = sys.argv[2] if len(sys.argv) > 2 else STUDENT
+    teacher = sys.argv[3] if len(sys.argv) > 3 else TEACHER
+    started = time.time()
+    result = play(kind, dealsets.load("shengji-allranks-dev-260"), student, teacher)
+    out = Path("data/runs/gap")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{kind}.json").write_text(json.dumps(result, indent=1, default=str))
+    low, high = result["mean_points_ci95"]
+    print(f"{kind:6s} student {student}, teacher {teacher}: {result['mean_points']:+.2f} [{low:+.2f}, "
+          f"{high:+.2f}] points a deal against rule:expert, levels {result['mean_score']:+.3f} "
+          f"({time.time() - started:.0f} s)")
