@@ -9,6 +9,7 @@ import pytest
 
 from eval import dealsets
 from eval.arena import evaluate
+from openlandlord import agents
 
 EXAMPLE = pathlib.Path(__file__).parent.parent / "docs" / "examples" / "shengji_gap.py"
 STUDENT = str(pathlib.Path(__file__).parent.parent / "data" / "models" / "shengji")
@@ -22,6 +23,7 @@ def gap():
     spec.loader.exec_module(module)
     yield module
     sys.modules.pop("shengji_gap", None)
+    agents._FACTORIES.pop("split", None)     # play() registers it; no other test should see it
 
 
 def test_split_routes_decisions_by_kind(gap):

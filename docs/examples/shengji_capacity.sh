@@ -15,27 +15,13 @@ set -e
 cd "$(dirname "$0")/../.."
 out=${1:-data/runs/cap}
 mkdir -p "$out/data" "$out/evals"
+. docs/examples/_runs.sh
 teacher=pimc:objective=points,worlds=64
-for s in 5 6 7; do
-  d=$out/data/seed-$s
-  [ -f "$d/manifest.json" ] || openlandlord generate --game shengji --trump-rank any --teacher $teacher \
-    --deals 1000 --out "$d" --workers 2 --seed $s
-done
-train() {  # NAME ARGS...: one training, skipped when its student is written
-  local name=$1 resume=; shift
-  [ -f "$out/$name/weights.safetensors" ] && return
-  [ -d "$out/$name" ] && resume=--resume  # an interrupted run continues
-  OPENBLAS_NUM_THREADS=1 openlandlord train --data "$out/data" --out "$out/$name" --set seed=1 $resume "$@" \
-    >> "$out/$name.log" 2>&1
-}
-(train small --epochs 6; train finetune --epochs 4 --set init=data/models/shengji --set lr=0.0005 \
-  --set warmup_steps=50) &
-train large --epochs 6 --set d_model=128 --set heads=8 --set ff=256 &
+for s in 5 6 7; do gen "$out/data/seed-$s" $teacher $s; done
+(train small "$out/data" --epochs 6; train finetune "$out/data" --epochs 4 --set init=data/models/shengji \
+  --set lr=0.0005 --set warmup_steps=50) &
+train large "$out/data" --epochs 6 --set d_model=128 --set heads=8 --set ff=256 &
 wait
-ev() {  # NAME AGENT OPPONENT
-  [ -f "$out/evals/$1.json" ] || openlandlord eval --game shengji --deal-set shengji-allranks-dev-260 \
-    --agent "$2" --opponent "$3" --workers 2 --no-records --json "$out/evals/$1.json" > /dev/null
-}
 for s in small large finetune; do ev $s-vs-rule student:$out/$s rule:expert; done
 ev shipped-vs-rule student:data/models/shengji rule:expert
 ev large-vs-small student:$out/large student:$out/small

@@ -4,7 +4,7 @@
 # (data/runs/t128):
 #   1. 2,000 every-rank `tractor` deals scored by pimc:objective=points,worlds=128,solve=12
 #      (+17.5 points a deal against `rule:expert` on the dev set, where the shipped student's
-#      64-world teacher makes +15.0), seeds 15 and 16: about 19 minutes a 1,000 on 2 workers;
+#      64-world teacher makes +15.0), seeds 15 and 16: 22-23 minutes a 1,000 on 2 workers;
 #   2. the shipped student fine-tuned on them alone, and on their union with the 3,000
 #      64-world deals of docs/examples/shengji_capacity.sh (CAP, data/runs/cap; made here with
 #      that script's command when missing), each with the every-rank round's schedule, two
@@ -17,29 +17,16 @@ cd "$(dirname "$0")/../.."
 out=${1:-data/runs/t128}
 cap=${2:-data/runs/cap}
 mkdir -p "$out/data" "$out/evals" "$out/union"
-gen() {  # DIR TEACHER SEED: 1,000 every-rank deals, skipped when finished
-  [ -f "$1/manifest.json" ] || openlandlord generate --game shengji --trump-rank any --teacher "$2" \
-    --deals 1000 --out "$1" --workers 2 --seed "$3"
-}
+. docs/examples/_runs.sh
 for s in 15 16; do gen "$out/data/seed-$s" pimc:objective=points,worlds=128,solve=12 $s; done
 for s in 5 6 7; do gen "$cap/data/seed-$s" pimc:objective=points,worlds=64 $s; done
 for d in "$out"/data/seed-* "$cap"/data/seed-*; do
   ln -sfn "$(realpath "$d")" "$out/union/$(basename "$(dirname "$(dirname "$d")")")-$(basename "$d")"
 done
-train() {  # NAME DATA ARGS...: one fine-tune of the shipped student, skipped when written
-  local name=$1 data=$2 resume=; shift 2
-  [ -f "$out/$name/weights.safetensors" ] && return
-  [ -d "$out/$name" ] && resume=--resume  # an interrupted run continues
-  OPENBLAS_NUM_THREADS=1 openlandlord train --data "$data" --out "$out/$name" --set seed=1 \
-    --set init=data/models/shengji --set lr=0.0005 --set warmup_steps=50 $resume "$@" >> "$out/$name.log" 2>&1
-}
-train ft128 "$out/data" --epochs 4 &
-train ftunion "$out/union" --epochs 3 &
+ft=(--set init=data/models/shengji --set lr=0.0005 --set warmup_steps=50)  # the every-rank round's schedule
+train ft128 "$out/data" "${ft[@]}" --epochs 4 &
+train ftunion "$out/union" "${ft[@]}" --epochs 3 &
 wait
-ev() {  # NAME AGENT OPPONENT
-  [ -f "$out/evals/$1.json" ] || openlandlord eval --game shengji --deal-set shengji-allranks-dev-260 \
-    --agent "$2" --opponent "$3" --workers 2 --no-records --json "$out/evals/$1.json" > /dev/null
-}
 for s in ft128 ftunion; do
   ev $s-vs-rule student:$out/$s rule:expert
   ev $s-vs-shipped student:$out/$s student:data/models/shengji
