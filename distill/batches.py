@@ -14,9 +14,11 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
     sample holds the featurizer's arrays and the targets. `temperature` (None: the
     dataset's own targets) re-derives the policy target from the teacher's scores."""
     from openlandlord import agents, features
+    from openlandlord.games import spec
 
     samples = []
     index = 0
+    teacher_temperature = spec(ds.game).teacher_temperature
     for rec in ds.records(split):
         if len(rec.legal) < 2:
             continue          # a forced move teaches nothing
@@ -25,6 +27,7 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
             policy = rec.teacher_policy if temperature is None else agents.softmax(rec.teacher_scores, temperature)
             sample["target_policy"] = np.asarray(policy, np.float32)
             sample["teacher_scores"] = np.asarray(rec.teacher_scores, np.float32)
+            sample["teacher_regret"] = (sample["teacher_scores"].max() - sample["teacher_scores"]) / teacher_temperature
             sample["teacher_choice"] = rec.teacher_choice
             sample["score"] = features.value_score(rec.obs, rec.score, rec.result)
             sample["belief_target"] = features.belief_target(rec.obs, rec.hands).astype(np.int32)
@@ -54,6 +57,11 @@ def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = No
     for row, s in enumerate(samples):
         policy[row, :len(s["target_policy"])] = s["target_policy"]
     batch["target_policy"] = policy
+    if "teacher_regret" in samples[0]:
+        regret = np.zeros(batch["action_mask"].shape, np.float32)
+        for row, s in enumerate(samples):
+            regret[row, :len(s["teacher_regret"])] = s["teacher_regret"]
+        batch["teacher_regret"] = regret
     batch["teacher_choice"] = np.array([s["teacher_choice"] for s in samples], np.int32)
     batch["score"] = np.array([s["score"] for s in samples], np.float32)
     batch["belief_target"] = np.stack([s["belief_target"] for s in samples])

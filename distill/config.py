@@ -54,6 +54,9 @@ class TrainConfig:
     # generation temperature); a number re-derives it from the stored teacher scores at this
     # temperature (0: one-hot on the teacher's choice), without regenerating the data.
     target_temperature: float | None = None
+    # Weight of the regret term (model.losses.student_loss): the teacher's score the
+    # student's policy gives up, in teacher-temperature units; 0 = off (the plain loss).
+    regret_weight: float = 0.0
     # ModelConfig fields set for this run (see the module docstring); None = the preset's.
     model: dict = dataclasses.field(default_factory=dict)
     # A student checkpoint folder whose weights start the run (fine-tuning; "" = fresh
@@ -67,7 +70,8 @@ class TrainConfig:
         if self.target_temperature is not None and not 0.0 <= self.target_temperature < math.inf:
             raise UserError(f"training config: target_temperature must be a finite number >= 0, "
                             f"got {self.target_temperature}")
-        for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length"):
+        for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length",
+                     "regret_weight"):
             # `not 0 <= v < inf` also refuses NaN, which JSON configs may spell `NaN`.
             if not 0 <= getattr(self, name) < math.inf:
                 raise UserError(f"training config: {name} must not be negative, NaN or infinite, "

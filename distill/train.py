@@ -121,6 +121,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
 
     from openlandlord.distill import dataset
     from openlandlord.model import num_parameters, save_checkpoint
+    from openlandlord.model.losses import make_loss_fn
     from openlandlord.model.student import ARCHITECTURE
     from openlandlord.provenance import git_sha
 
@@ -142,7 +143,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     train_samples = load_split(ds, "train", rank, size, cfg.target_temperature)
     val_samples = load_split(ds, "val", rank, size, cfg.target_temperature)
     steps_per_epoch = len(epoch_batches(counts, cfg, 1))
-    trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group)
+    trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group,
+                      loss=make_loss_fn(cfg.regret_weight))
     if resume_state is not None:
         checkpoints.restore(trainer, resume_dir)
     elif cfg.init:
@@ -173,7 +175,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
         # Any randomness inside the model (none today) is a function of (seed, epoch) too,
         # so that resuming at an epoch boundary restores it.
         mx.random.seed(int(np.random.default_rng([cfg.seed, epoch]).integers(2**62)))
-        sums = {"loss": 0.0, "policy": 0.0, "value": 0.0, "belief": 0.0}
+        sums = dict.fromkeys(("loss", *trainer.part_names), 0.0)
         seen = 0
         started = time.perf_counter()
         bar = tqdm(rank_batches(batches, rank, size), total=len(batches),

@@ -38,7 +38,9 @@ class Trainer:
                                      weight_decay=cfg.weight_decay)
         self.optimizer.init(self.model.trainable_parameters())
         mx.eval(self.model.parameters(), self.optimizer.state)
-        grad_fn = nn.value_and_grad(self.model, loss or loss_fn)
+        loss = loss or loss_fn
+        self.part_names = getattr(loss, "part_names", ("policy", "value", "belief"))
+        grad_fn = nn.value_and_grad(self.model, loss)
         distributed = group.size() > 1
 
         def step(batch, share):
@@ -76,7 +78,7 @@ class Trainer:
 
         zeros = tree_map(mx.zeros_like, self.model.trainable_parameters())
         nothing = mx.array(0.0)
-        grads, total, parts = all_sum_scaled(zeros, nothing, dict.fromkeys(("policy", "value", "belief"), nothing),
+        grads, total, parts = all_sum_scaled(zeros, nothing, dict.fromkeys(self.part_names, nothing),
                                               nothing, self.group)
         if self.cfg.grad_clip > 0:
             grads, _ = optim.clip_grad_norm(grads, self.cfg.grad_clip)

@@ -474,3 +474,54 @@ def test_init_starts_from_a_student_and_refuses_another_shape(data, run, tmp_pat
                                     "model": {**tiny_config().model, "d_model": 32}})
     with pytest.raises(UserError, match="d_model"):
         tr.train(data, str(tmp_path / "wide"), wide, progress=False)
+
+
+def test_regret_term_is_the_teacher_score_the_policy_gives_up():
+    """regret_weight adds sum_a pi(a) (max s - s_a) / T, averaged over the batch, to the loss;
+    at 0 the loss and its parts are the plain ones."""
+    from openlandlord.model import ModelConfig
+    from openlandlord.model.losses import make_loss_fn, student_loss
+
+    logits = mx.array([[0.0, 1.0, -1e9], [2.0, 0.0, 0.0]])
+    mask = mx.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    regret = mx.array([[0.0, 3.0, 0.0], [1.0, 0.0, 2.0]])
+    batch = {"action_mask": mask, "target_policy": mx.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+             "score": mx.zeros((2,)), "teacher_regret": regret}
+    outputs = {"logits": logits, "value": mx.zeros((2,))}
+    cfg = ModelConfig.for_game("doudizhu")
+    plain, parts = student_loss(outputs, batch, cfg)
+    assert set(parts) == {"policy", "value", "belief"}
+    total, parts = student_loss(outputs, batch, cfg, regret_weight=2.0)
+    p0 = np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum()
+    p1 = np.exp([2.0, 0.0, 0.0]) / np.exp([2.0, 0.0, 0.0]).sum()
+    want = (p0[1] * 3.0 + (p1[0] * 1.0 + p1[2] * 2.0)) / 2
+    assert float(parts["regret"]) == pytest.approx(want, rel=1e-5)
+    assert float(total) == pytest.approx(float(plain) + 2.0 * want, rel=1e-5)
+    assert make_loss_fn(0.0).part_names == ("policy", "value", "belief")
+    assert make_loss_fn(0.5).part_names == ("policy", "value", "belief", "regret")
+    with pytest.raises(UserError, match="regret_weight"):
+        tiny_config(regret_weight=-1.0)
+
+
+def test_regret_targets_are_the_teacher_scores_over_the_temperature(data):
+    """Each sample's teacher_regret is (max score - score) / the game's teacher temperature;
+    a run with regret_weight trains and logs train_regret, one without does not."""
+    from openlandlord.games import spec
+
+    ds = dataset.open(data)
+    samples = load_split(ds, "train")
+    t = spec("doudizhu").teacher_temperature
+    for s in samples:
+        np.testing.assert_allclose(s["teacher_regret"], (s["teacher_scores"].max() - s["teacher_scores"]) / t,
+                                   rtol=1e-6)
+        assert s["teacher_regret"].min() == 0.0
+
+
+def test_a_run_with_regret_weight_logs_it(data, run, tmp_path):
+    out = tmp_path / "regret"
+    args = ["train", "--data", data, "--out", str(out), "--epochs", "1", "--set", "regret_weight=1.0"]
+    for item in TINY:
+        args += ["--set", item]
+    assert main(args) == 0
+    assert "train_regret" in rows(out, "epoch")[0]
+    assert "train_regret" not in rows(run, "epoch")[0]

@@ -7,6 +7,9 @@ Training batches carry, besides the model inputs (see student.py):
     belief_target  int32   [B, R, H]  true count of each slot in each hidden hand
     belief_mask    float32 [B]        optional: 0 for decisions whose hidden cards are not all
                                       in the H hands (Dou Dizhu before the kitty is taken)
+    teacher_regret float32 [B, A]     (the teacher's best score - its score of each move) / the
+                                      game's teacher temperature, 0 on padding slots; only the
+                                      regret term (`regret_weight` > 0) reads it
 
 A true composition the head masks out (it does not sum to the unseen count, or breaks a
 hand size or a void) costs about MASK_VALUE / R: inconsistent targets show up, not vanish.
@@ -40,10 +43,16 @@ def log_softmax(x):
     return x - mx.logsumexp(x, axis=-1, keepdims=True)
 
 
-def student_loss(outputs: dict, batch: dict, cfg: ModelConfig):
-    """-> (total, {"policy", "value", "belief"}), each a scalar averaged over the batch."""
-    mask = batch["action_mask"]
-    policy = -(batch["target_policy"] * log_softmax(outputs["logits"]) * mask).sum(axis=-1).mean()
+def student_loss(outputs: dict, batch: dict, cfg: ModelConfig, regret_weight: float = 0.0):
+    """-> (total, {"policy", "value", "belief"}), each a scalar averaged over the batch.
+
+    `regret_weight` > 0 adds the student's expected regret under the teacher's scores,
+    sum_a pi(a) (max_b s_b - s_a) / T (part "regret"): the teacher's score the student's own
+    policy gives up, in temperature units. The cross-entropy weighs every decision alike,
+    whether its moves differ by nothing or by a trick's worth; this term weighs each decision
+    by what a wrong move there costs (training.md, "Regret-weighted training")."""
+    action_mask = batch["action_mask"]
+    policy = -(batch["target_policy"] * log_softmax(outputs["logits"]) * action_mask).sum(axis=-1).mean()
     value = mx.square(outputs["value"] - value_target(batch["score"], cfg)).mean()
     if "belief_logits" in outputs:
         truth = composition_index(batch["belief_target"], cfg)
@@ -56,10 +65,33 @@ def student_loss(outputs: dict, batch: dict, cfg: ModelConfig):
     else:
         belief = mx.array(0.0)
     total = cfg.policy_weight * policy + cfg.value_weight * value + cfg.belief_weight * belief
-    return total, {"policy": policy, "value": value, "belief": belief}
+    parts = {"policy": policy, "value": value, "belief": belief}
+    if regret_weight > 0:
+        probs = mx.softmax(outputs["logits"], axis=-1) * action_mask
+        parts["regret"] = (probs * batch["teacher_regret"]).sum(axis=-1).mean()
+        total = total + regret_weight * parts["regret"]
+    return total, parts
+
+
+PARTS = ("policy", "value", "belief")
 
 
 def loss_fn(model, batch: dict):
     """For nn.value_and_grad(model, loss_fn): the total first, the parts after it."""
     total, parts = student_loss(model(batch), batch, model.config)
     return total, parts
+
+
+loss_fn.part_names = PARTS
+
+
+def make_loss_fn(regret_weight: float = 0.0):
+    """The distillation loss of a training run: `loss_fn`, or with `regret_weight` > 0 the
+    same plus the regret term. `part_names` lists the parts it returns."""
+    if regret_weight <= 0:
+        return loss_fn
+
+    def regret_loss_fn(model, batch: dict):
+        return student_loss(model(batch), batch, model.config, regret_weight)
+    regret_loss_fn.part_names = PARTS + ("regret",)
+    return regret_loss_fn
