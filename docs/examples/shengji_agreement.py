@@ -40,7 +40,11 @@ def measure(data: str, n: int, reference: str, specs: list[str], seed: int = 1) 
     rows = {name: {"regret": [], "agree_teacher": [], "agree_reference": []}
             for name in ("recorded teacher", *specs)}
     started = time.perf_counter()
+    shape = {"lead": [], "hand": [], "legal": []}
     for rec in recs:
+        shape["lead"].append(not rec.obs.trick)
+        shape["hand"].append(len(rec.obs.hand))
+        shape["legal"].append(len(rec.legal))
         r = np.asarray(ref.scores(rec.obs, rec.legal), np.float64)
         best = agents.choose(r)
         choices = {"recorded teacher": rec.teacher_choice}
@@ -52,7 +56,8 @@ def measure(data: str, n: int, reference: str, specs: list[str], seed: int = 1) 
             rows[name]["agree_reference"].append(c == best)
     result = {"data": data, "decisions": len(recs), "reference": reference,
               "mean_legal": float(np.mean([len(r.legal) for r in recs])),
-              "seconds": time.perf_counter() - started, "agents": {}}
+              "seconds": time.perf_counter() - started, "agents": {},
+              "per_decision": {**shape, **{name: row["regret"] for name, row in rows.items()}}}
     rng = np.random.default_rng(0)
     for name, row in rows.items():
         regret = np.array(row["regret"])
@@ -60,8 +65,18 @@ def measure(data: str, n: int, reference: str, specs: list[str], seed: int = 1) 
         result["agents"][name] = {"regret": float(regret.mean()),
                                   "regret_ci95": [float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))],
                                   "agree_teacher": float(np.mean(row["agree_teacher"])),
-                                  "agree_reference": float(np.mean(row["agree_reference"]))}
+                                  "agree_reference": float(np.mean(row["agree_reference"])),
+                                  **{f"regret_{part}": float(regret[mask].mean()) if mask.any() else None
+                                     for part, mask in _parts(shape).items()},
+                                  "share_over_10": float(regret[regret > 10].sum() / max(regret.sum(), 1e-12))}
     return result
+
+
+def _parts(shape: dict) -> dict:
+    """Masks of the decision kinds a regret is broken down by: leads, follows, and the last
+    8 cards of a hand."""
+    lead, hand = np.array(shape["lead"], bool), np.array(shape["hand"])
+    return {"lead": lead, "follow": ~lead, "last8": hand <= 8}
 
 
 def main(argv: list[str]) -> int:
@@ -81,6 +96,9 @@ def main(argv: list[str]) -> int:
         lo, hi = a["regret_ci95"]
         print(f"  {name:45s} regret {a['regret']:.2f} [{lo:.2f}, {hi:.2f}]  "
               f"agrees with the recorded teacher {a['agree_teacher']:.3f}, the reference {a['agree_reference']:.3f}")
+        parts = ", ".join(f"{part} {a['regret_' + part]:.2f}" for part in ("lead", "follow", "last8")
+                          if a["regret_" + part] is not None)
+        print(f"  {'':45s} regret by kind: {parts}; decisions over 10 points hold {a['share_over_10']:.0%} of it")
     return 0
 
 
