@@ -2,7 +2,10 @@
 each decision of the `tractor` student, and of its teacher, on the teacher's own positions?
 (issue 19; docs/models.md, "Decision by decision"). Takes the first N (default 2,000) whole-move
 decisions of DATA's val split (card-by-card steps left out), scores every legal move with
-REFERENCE (default pimc:objective=points,worlds=512, a search eight times the data's teacher),
+REFERENCE (default pimc:objective=points,worlds=512,cap=1000: a search eight times the data's
+teacher, over every legal move: with the default cap of 24 the moves past the rule bot's 24
+best get made-up scores a whole unit under the searched ones, which would read as regrets of
+80 points and more),
 and reports for the teacher's recorded choice and for each AGENT (default: a fresh 64-world
 teacher and the shipped student) its top-1 agreement with the recorded choice and with the
 reference's, and its mean regret under the reference's scores (in the points objective's
@@ -19,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from openlandlord import agents  # noqa: E402
 from openlandlord.distill import dataset  # noqa: E402
 
-REFERENCE = "pimc:objective=points,worlds=512"
+REFERENCE = "pimc:objective=points,worlds=512,cap=1000"
 AGENTS = ("pimc:objective=points,worlds=64", "student:data/models/shengji")
 
 
@@ -87,7 +90,7 @@ def main(argv: list[str]) -> int:
     reference = argv[2] if len(argv) > 2 else REFERENCE
     specs = argv[3:] or list(AGENTS)
     result = measure(data, n, reference, specs)
-    out = Path("data/runs/agreement") / f"{Path(data).name}-{n}.json"
+    out = Path("data/runs/agreement") / f"{Path(data).parent.parent.name}-{Path(data).name}-{n}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"{result['decisions']} decisions of {data} (mean {result['mean_legal']:.1f} legal moves), "

@@ -38,24 +38,22 @@ STUDENT, TEACHER = "data/models/shengji", "pimc:objective=points,worlds=64"
 _students: dict = {}
 
 
-class Split:
-    """TEACHER where KINDS[kind](obs), STUDENT elsewhere."""
+class Split(agents.Routed):
+    """TEACHER where KINDS[kind](obs), STUDENT elsewhere (a play too large to list: the
+    teacher's own build where it takes the decision, else card by card)."""
 
     def __init__(self, kind: str, seed):
         if STUDENT not in _students:       # deterministic: one instance serves every game
             _students[STUDENT] = agents.make(f"student:{STUDENT}", 0)
-        self.student, self.teacher = _students[STUDENT], agents.make(TEACHER, seed)
-        self.takes = KINDS[kind]
-        self.name = f"split:{kind}"
+        super().__init__(_students[STUDENT], f"split:{kind}")
+        self.__dict__.pop("scores_batch", None)    # built per game, as the teacher is
+        self.teacher, self.takes = agents.make(TEACHER, seed), KINDS[kind]
 
-    def scores(self, obs, legal):
-        return (self.teacher if self.takes(obs) else self.student).scores(obs, legal)
+    def route(self, obs, legal):
+        return self.teacher if self.takes(obs) else None
 
-    def choose_play(self, obs):
-        # A play too large to list: the teacher's whole move where it builds one, else None
-        # (built card by card, each step scored by `scores`).
-        own = getattr(self.teacher, "choose_play", None) if self.takes(obs) else None
-        return own(obs) if own is not None else None
+    def _builds_plays(self) -> bool:
+        return True
 
 
 def make_split(spec, seed):

@@ -214,7 +214,63 @@ def bid_values(own: str = "own") -> tuple[str, ...]:
     return (own, "rule") + tuple(f"rule-{kind}" for kind in kinds)
 
 
-class RuleBids:
+class Routed:
+    """An agent that hands some of its decisions to others: `route(obs, legal)` names the
+    agent that takes a decision (`legal` None for a play too large to list), or None for the
+    wrapped agent's own. Scores, batches and a play too large to list each go where the
+    route says; anything else is the wrapped agent's. `RuleBids` routes bidding decisions to
+    the rule bot, the student's `endgame=K` (agents/student.py) the last cards to a search."""
+
+    def __init__(self, agent, name: str):
+        self.agent = agent
+        self.name = name
+        if hasattr(agent, "scores_batch"):
+            self.scores_batch = self._scores_batch
+
+    def route(self, obs, legal):
+        raise NotImplementedError
+
+    def scores(self, obs, legal) -> np.ndarray:
+        other = self.route(obs, legal)
+        return other.scores(obs, legal) if other is not None else self.agent.scores(obs, legal)
+
+    def _scores_batch(self, items) -> list:
+        out: list = [None] * len(items)
+        own = []
+        for i, (obs, legal) in enumerate(items):
+            other = self.route(obs, legal)
+            if other is not None:
+                out[i] = other.scores(obs, legal)
+            else:
+                own.append(i)
+        if own:
+            for i, scores in zip(own, self.agent.scores_batch([items[i] for i in own])):
+                out[i] = scores
+        return out
+
+    def _choose_play(self, obs):
+        """A play too large to list, where the route sends it: that agent's own
+        `choose_play`, or None (built card by card, each step scored through `scores`)."""
+        other = self.route(obs, None)
+        target = other if other is not None else self.agent
+        own = getattr(target, "choose_play", None)
+        return own(obs) if own is not None else None
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("agent", "scores_batch"):
+            raise AttributeError(name)     # scores_batch: set in __init__ where the agent has one
+        if name == "choose_play":
+            if self._builds_plays():
+                return self._choose_play
+            raise AttributeError(name)
+        return getattr(self.agent, name)
+
+    def _builds_plays(self) -> bool:
+        """Whether this agent has a `choose_play`: where the wrapped agent has one."""
+        return hasattr(self.agent, "choose_play")
+
+
+class RuleBids(Routed):
     """`AGENT,bid=rule`: the agent's play with the rule bot's bidding (level normal): every
     decision its game's spec calls a bidding one (`bidding_phase(obs)`: Dou Dizhu's bids and
     doubles, Shengji's declarations and burial) is scored by the rule bot, every other by
@@ -224,15 +280,12 @@ class RuleBids:
     `bury`), the agent the rest."""
 
     def __init__(self, agent, seed: int | None = None, kind: str | None = None):
-        self.agent = agent
+        super().__init__(agent, f"{agent.name},bid=rule" + (f"-{kind}" if kind else ""))
         self.seed = seed
         self.kind = kind
-        self.name = f"{agent.name},bid=rule" + (f"-{kind}" if kind else "")
         self._bots: dict = {}
-        if hasattr(agent, "scores_batch"):
-            self.scores_batch = self._scores_batch
 
-    def _rule(self, obs, legal=None):
+    def route(self, obs, legal):
         from ..games import spec
         game = spec(obs.game)
         if not game.bidding_phase(obs):
@@ -245,39 +298,12 @@ class RuleBids:
             self._bots[obs.game] = game.rule_bot("normal", self.seed)
         return self._bots[obs.game]
 
-    def scores(self, obs, legal) -> np.ndarray:
-        bot = self._rule(obs, legal)
-        return bot.scores(obs, legal) if bot is not None else self.agent.scores(obs, legal)
-
-    def _scores_batch(self, items) -> list:
-        out: list = [None] * len(items)
-        own = []
-        for i, (obs, legal) in enumerate(items):
-            bot = self._rule(obs, legal)
-            if bot is not None:
-                out[i] = bot.scores(obs, legal)
-            else:
-                own.append(i)
-        if own:
-            for i, scores in zip(own, self.agent.scores_batch([items[i] for i in own])):
-                out[i] = scores
-        return out
-
-    def __getattr__(self, name):
-        # choose_play (a play too large to list) and anything else: the agent's own, or, in a
-        # bidding phase, the rule bot's.
-        if name in ("agent", "_bots", "seed", "kind") or name.startswith("__"):
-            raise AttributeError(name)
-        if name == "choose_play":
-            def choose_play(obs):
-                bot = self._rule(obs)
-                target = bot if bot is not None else self.agent
-                if not hasattr(target, "choose_play"):
-                    raise AttributeError("choose_play")
-                return target.choose_play(obs)
-            if hasattr(self.agent, "choose_play"):
-                return choose_play
-        return getattr(self.agent, name)
+    def _choose_play(self, obs):
+        bot = self.route(obs, None)
+        target = bot if bot is not None else self.agent
+        if not hasattr(target, "choose_play"):
+            raise AttributeError("choose_play")
+        return target.choose_play(obs)
 
 
 def with_bids(agent, spec: Spec, seed: int | None):

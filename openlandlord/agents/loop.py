@@ -123,11 +123,14 @@ def play_deal(state, cap: int | None, agents, on_decision=None, on_move=None) ->
 
 def build_play(agent, state):
     """The whole move `agent` makes from a legal set too large to list: its own
-    `choose_play(obs)`, or card by card, the agent scoring each step's candidates."""
+    `choose_play(obs)`, or card by card, the agent scoring each step's candidates (also where
+    its `choose_play` answers None, as `answer` allows)."""
     seat = state.current_seat
     obs = state.observation(seat)
     if hasattr(agent, "choose_play"):
-        return agent.choose_play(obs)
+        move = agent.choose_play(obs)
+        if move is not None:
+            return move
     return drive(_card_by_card(state, seat, obs, 0), lambda d: answer(agent, d))
 
 

@@ -1,4 +1,12 @@
-"""`student:PATH[,backend=native|mlx]`: the trained student as a player.
+"""`student:PATH[,backend=native|mlx][,endgame=K]`: the trained student as a player.
+
+`endgame=K` (K >= 1 cards) hands every decision taken with K or fewer cards in the seat's hand
+to a search, the game spec's `endgame_teacher` (Shengji `pimc:objective=points,worlds=64`,
+Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
+to that search's own build (`endgame_worlds=N`: the search with N worlds): a player, no longer the student alone, that buys back part of
+its teacher's edge where the search is cheap (docs/models.md, "The student with a search on
+its last cards"). Such a player is built per game like the search (no `scores_batch`); the
+student's weights are loaded once per process.
 
 PATH is a checkpoint directory (weights.safetensors + config.json) or a training run
 directory (its final checkpoint, else its `last` epoch checkpoint). The agent's scores are
@@ -21,7 +29,7 @@ import os
 import numpy as np
 
 from ..errors import NotAvailable, UserError
-from . import Spec, check_options
+from . import Routed, Spec, check_options
 
 BACKENDS = ("native", "mlx")
 
@@ -117,9 +125,40 @@ class StudentAgent:
         return np.array(logits)
 
 
-def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
-    from . import with_bids
-    check_options(spec, {"path", "backend", "bid"})
+_LOADED: dict = {}
+
+
+class Endgame(Routed):
+    """`student:DIR,endgame=K`: the student, its last K cards played by the game's endgame
+    search (the module docstring)."""
+
+    def __init__(self, agent: StudentAgent, cards: int, seed: int | None, worlds: int | None = None):
+        super().__init__(agent, f"{agent.name},endgame={cards}" + (f",endgame_worlds={worlds}" if worlds else ""))
+        self.__dict__.pop("scores_batch", None)    # built per game, as the search is
+        self.cards, self.seed, self.worlds, self._search = cards, seed, worlds, {}
+
+    def route(self, obs, legal):
+        from ..games import spec as game_spec
+        from . import make, parse_spec
+
+        if len(obs.hand) > self.cards:
+            return None
+        if obs.game not in self._search:
+            search = game_spec(obs.game).endgame_teacher
+            if self.worlds:
+                parsed = parse_spec(search)
+                search = f"{parsed.name}:" + ",".join(f"{k}={v}" for k, v in
+                                                      {**parsed.options, "worlds": self.worlds}.items())
+            self._search[obs.game] = make(search, self.seed)
+        return self._search[obs.game]
+
+    def _builds_plays(self) -> bool:
+        return True
+
+
+def make_student(spec: Spec, seed: int | None = None):
+    from . import option, with_bids
+    check_options(spec, {"path", "backend", "bid", "endgame", "endgame_worlds"})
     path = spec.arg or spec.options.get("path")
     if not path:
         raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
@@ -132,7 +171,16 @@ def make_student(spec: Spec, seed: int | None = None) -> StudentAgent:
         if not native.available():
             raise UserError(f"agent spec {spec.text!r}: the native forward pass is not built here; "
                             "build it with `python setup.py build_ext --inplace`, or use backend=mlx")
-    return with_bids(StudentAgent(path, backend), spec, seed)
+    cards = option(spec, "endgame", 0, int, low=0)
+    worlds = option(spec, "endgame_worlds", None, int, low=1)
+    if worlds is not None and not cards:
+        raise UserError(f"agent spec {spec.text!r}: endgame_worlds needs endgame=K")
+    if not cards:
+        return with_bids(StudentAgent(path, backend), spec, seed)
+    key = (os.path.abspath(path), backend)
+    if key not in _LOADED:                 # deterministic and stateless: one per process serves every game
+        _LOADED[key] = StudentAgent(path, backend)
+    return with_bids(Endgame(_LOADED[key], cards, seed, worlds), spec, seed)
 
 
 def make_torch_student(spec: Spec, seed: int | None = None):
