@@ -81,3 +81,23 @@ def test_build_play_with_a_choose_play_of_none_goes_card_by_card():
 
     state = game.new_game(3, rules="tractor")
     assert build_play(Nothing(), state) == build_play(Plain(), state) is not None
+
+
+def test_endgame_leaves_bidding_decisions_to_the_student():
+    """A `classic` declaration comes with a few cards dealt: it is not the endgame."""
+    agent = agents.make(f"student:{STUDENT.replace('shengji', 'shengji-classic')},endgame=25", 1)
+    game = game_spec("shengji")
+    state = game.new_game(4, rules="classic")
+    seen = {"bidding": 0, "play": 0}
+    from openlandlord.agents.loop import decisions, drive
+
+    def choose(decision):
+        if decision.legal is None:
+            return None
+        kind = "bidding" if game.bidding_phase(decision.obs) else "play"
+        routed = agent.route(decision.obs, decision.legal)
+        assert (routed is None) == (kind == "bidding" or len(decision.obs.hand) > 25)
+        seen[kind] += 1
+        return 0
+    drive(decisions(state, game.legal_cap), choose)
+    assert seen["bidding"] > 0 and seen["play"] > 0

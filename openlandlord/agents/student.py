@@ -1,6 +1,7 @@
 """`student:PATH[,backend=native|mlx][,endgame=K]`: the trained student as a player.
 
-`endgame=K` (K >= 1 cards) hands every decision taken with K or fewer cards in the seat's hand
+`endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
+hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
 to a search, the game spec's `endgame_teacher` (Shengji `pimc:objective=points,worlds=64`,
 Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
 to that search's own build (`endgame_worlds=N`: the search with N worlds): a player, no longer the student alone, that buys back part of
@@ -141,10 +142,11 @@ class Endgame(Routed):
         from ..games import spec as game_spec
         from . import make, parse_spec
 
-        if len(obs.hand) > self.cards:
-            return None
+        game = game_spec(obs.game)
+        if len(obs.hand) > self.cards or game.bidding_phase(obs):
+            return None                    # bids, declarations and burial stay the student's
         if obs.game not in self._search:
-            search = game_spec(obs.game).endgame_teacher
+            search = game.endgame_teacher
             if self.worlds:
                 parsed = parse_spec(search)
                 search = f"{parsed.name}:" + ",".join(f"{k}={v}" for k, v in
