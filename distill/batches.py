@@ -8,11 +8,18 @@ import numpy as np
 from .config import TrainConfig
 
 
+def used(rec, max_hand: int = 0) -> bool:
+    """Whether training uses a recorded decision: two or more legal moves (a forced move
+    teaches nothing) and, with `max_hand` > 0, at most that many cards in the seat's hand."""
+    return len(rec.legal) >= 2 and (max_hand <= 0 or len(rec.obs.hand) <= max_hand)
+
+
 def load_split(ds, split: str, rank: int = 0, size: int = 1,
-               temperature: float | None = None) -> list[dict]:
+               temperature: float | None = None, max_hand: int = 0) -> list[dict]:
     """Featurize this rank's decisions of a split (index % size == rank), once: each
     sample holds the featurizer's arrays and the targets. `temperature` (None: the
-    dataset's own targets) re-derives the policy target from the teacher's scores."""
+    dataset's own targets) re-derives the policy target from the teacher's scores;
+    `max_hand` keeps only decisions taken with at most that many cards (`used`)."""
     from openlandlord import agents, features
     from openlandlord.games import spec
 
@@ -20,8 +27,8 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
     index = 0
     teacher_temperature = spec(ds.game).teacher_temperature
     for rec in ds.records(split):
-        if len(rec.legal) < 2:
-            continue          # a forced move teaches nothing
+        if not used(rec, max_hand):
+            continue
         if index % size == rank:
             sample = dict(features.featurize(rec.obs, rec.legal))
             policy = rec.teacher_policy if temperature is None else agents.softmax(rec.teacher_scores, temperature)
@@ -36,10 +43,10 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
     return samples
 
 
-def legal_counts(ds, split: str) -> np.ndarray:
+def legal_counts(ds, split: str, max_hand: int = 0) -> np.ndarray:
     """Legal-list length of every decision of a split that training uses, in split order
     (every rank knows them all, so every rank forms the same global batches)."""
-    return np.array([len(rec.legal) for rec in ds.records(split) if len(rec.legal) >= 2], np.int64)
+    return np.array([len(rec.legal) for rec in ds.records(split) if used(rec, max_hand)], np.int64)
 
 
 def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = None) -> dict:

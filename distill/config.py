@@ -57,6 +57,9 @@ class TrainConfig:
     # Weight of the regret term (model.losses.student_loss): the teacher's score the
     # student's policy gives up, in teacher-temperature units; 0 = off (the plain loss).
     regret_weight: float = 0.0
+    # Train only on decisions taken with at most this many cards in the seat's hand (an
+    # endgame fine-tune); 0 = every decision. The val split stays whole.
+    max_hand: int = 0
     # ModelConfig fields set for this run (see the module docstring); None = the preset's.
     model: dict = dataclasses.field(default_factory=dict)
     # A student checkpoint folder whose weights start the run (fine-tuning; "" = fresh
@@ -64,6 +67,8 @@ class TrainConfig:
     init: str = ""
 
     def __post_init__(self):
+        if isinstance(self.max_hand, bool) or not isinstance(self.max_hand, int) or self.max_hand < 0:
+            raise UserError(f"training config: max_hand must be a whole number >= 0, got {self.max_hand!r}")
         for name in ("epochs", "batch_size", "eval_batch_size", "log_every", "action_bucket"):
             if getattr(self, name) < 1:
                 raise UserError(f"training config: {name} must be at least 1, got {getattr(self, name)}")

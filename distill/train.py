@@ -137,10 +137,10 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
         resume_dir, resume_state = checkpoints.load_resume(out_dir, cfg, ds.game, data, data_hash)
         start_epoch = resume_state["epoch"]
 
-    counts = legal_counts(ds, "train")
+    counts = legal_counts(ds, "train", cfg.max_hand)
     if len(counts) == 0:
         raise UserError(f"dataset {data} has no training decisions")
-    train_samples = load_split(ds, "train", rank, size, cfg.target_temperature)
+    train_samples = load_split(ds, "train", rank, size, cfg.target_temperature, cfg.max_hand)
     val_samples = load_split(ds, "val", rank, size, cfg.target_temperature)
     steps_per_epoch = len(epoch_batches(counts, cfg, 1))
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group,

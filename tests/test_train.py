@@ -525,3 +525,27 @@ def test_a_run_with_regret_weight_logs_it(data, run, tmp_path):
     assert main(args) == 0
     assert "train_regret" in rows(out, "epoch")[0]
     assert "train_regret" not in rows(run, "epoch")[0]
+
+
+def test_max_hand_trains_on_the_endgame_only(data):
+    """max_hand=K keeps the training decisions taken with at most K cards in hand, in split
+    order, the batch counts alike; 0 keeps them all; a bad value is one clear error."""
+    from openlandlord.distill.batches import used
+
+    ds = dataset.open(data)
+    recs = [r for r in ds.records("train") if len(r.legal) >= 2]
+    every = load_split(ds, "train")
+    assert len(every) == len(recs) == len(legal_counts(ds, "train"))
+    k = 8
+    kept = [r for r in recs if len(r.obs.hand) <= k]
+    assert 0 < len(kept) < len(recs)
+    end = load_split(ds, "train", max_hand=k)
+    assert len(end) == len(kept)
+    np.testing.assert_array_equal(legal_counts(ds, "train", k), [len(r.legal) for r in kept])
+    for s, r in zip(end, kept):
+        assert s["teacher_choice"] == r.teacher_choice
+        np.testing.assert_array_equal(s["teacher_scores"], r.teacher_scores)
+    assert all(used(r, k) == (len(r.obs.hand) <= k) for r in recs)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(UserError, match="max_hand"):
+            tiny_config(max_hand=bad)
