@@ -21,11 +21,9 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
     dataset's own targets) re-derives the policy target from the teacher's scores;
     `max_hand` keeps only decisions taken with at most that many cards (`used`)."""
     from openlandlord import agents, features
-    from openlandlord.games import spec
 
     samples = []
     index = 0
-    teacher_temperature = spec(ds.game).teacher_temperature
     for rec in ds.records(split):
         if not used(rec, max_hand):
             continue
@@ -34,7 +32,6 @@ def load_split(ds, split: str, rank: int = 0, size: int = 1,
             policy = rec.teacher_policy if temperature is None else agents.softmax(rec.teacher_scores, temperature)
             sample["target_policy"] = np.asarray(policy, np.float32)
             sample["teacher_scores"] = np.asarray(rec.teacher_scores, np.float32)
-            sample["teacher_regret"] = (sample["teacher_scores"].max() - sample["teacher_scores"]) / teacher_temperature
             sample["teacher_choice"] = rec.teacher_choice
             sample["score"] = features.value_score(rec.obs, rec.score, rec.result)
             sample["belief_target"] = features.belief_target(rec.obs, rec.hands).astype(np.int32)
@@ -49,8 +46,11 @@ def legal_counts(ds, split: str, max_hand: int = 0) -> np.ndarray:
     return np.array([len(rec.legal) for rec in ds.records(split) if used(rec, max_hand)], np.int64)
 
 
-def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = None) -> dict:
-    """Model inputs and targets of a batch, as numpy arrays."""
+def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = None,
+            regret_temperature: float | None = None) -> dict:
+    """Model inputs and targets of a batch, as numpy arrays. With `regret_temperature` (the
+    regret term's, model.losses.student_loss) also `teacher_regret`: each move's (the
+    teacher's best score - its score) / that temperature, 0 on padding slots."""
     from openlandlord import features
 
     longest = max(s["actions"].shape[0] for s in samples)
@@ -64,10 +64,11 @@ def collate(samples: list[dict], action_bucket: int = 1, tokens: int | None = No
     for row, s in enumerate(samples):
         policy[row, :len(s["target_policy"])] = s["target_policy"]
     batch["target_policy"] = policy
-    if "teacher_regret" in samples[0]:
+    if regret_temperature is not None:
         regret = np.zeros(batch["action_mask"].shape, np.float32)
         for row, s in enumerate(samples):
-            regret[row, :len(s["teacher_regret"])] = s["teacher_regret"]
+            scores = s["teacher_scores"]
+            regret[row, :len(scores)] = (scores.max() - scores) / regret_temperature
         batch["teacher_regret"] = regret
     batch["teacher_choice"] = np.array([s["teacher_choice"] for s in samples], np.int32)
     batch["score"] = np.array([s["score"] for s in samples], np.float32)

@@ -120,6 +120,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     from tqdm import tqdm
 
     from openlandlord.distill import dataset
+    from openlandlord.games import spec as game_spec
     from openlandlord.model import num_parameters, save_checkpoint
     from openlandlord.model.losses import make_loss_fn
     from openlandlord.model.student import ARCHITECTURE
@@ -145,6 +146,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     steps_per_epoch = len(epoch_batches(counts, cfg, 1))
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group,
                       loss=make_loss_fn(cfg.regret_weight))
+    # The regret term's targets are made per batch, only for a run that uses the term.
+    regret_temperature = game_spec(ds.game).teacher_temperature if cfg.regret_weight > 0 else None
     if resume_state is not None:
         checkpoints.restore(trainer, resume_dir)
     elif cfg.init:
@@ -182,7 +185,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
                    desc=f"epoch {epoch}/{cfg.epochs}", unit="batch",
                    disable=not progress or rank != 0, leave=False)
         for local, global_rows in bar:
-            batch = collate([train_samples[i] for i in local], cfg.action_bucket, tokens) if len(local) else None
+            batch = (collate([train_samples[i] for i in local], cfg.action_bucket, tokens, regret_temperature)
+                     if len(local) else None)
             loss, parts = trainer.train_step(batch, len(local) / global_rows)
             seen += global_rows
             for key, value in (("loss", loss), *parts.items()):

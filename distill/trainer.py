@@ -29,7 +29,7 @@ class Trainer:
         import mlx.nn as nn
         import mlx.optimizers as optim
         from openlandlord.model import LandlordFormerLite
-        from openlandlord.model.losses import loss_fn
+        from openlandlord.model.losses import PARTS, loss_fn
 
         self.cfg, self.mcfg, self.group = cfg, mcfg, group
         mx.random.seed(cfg.seed)
@@ -39,7 +39,7 @@ class Trainer:
         self.optimizer.init(self.model.trainable_parameters())
         mx.eval(self.model.parameters(), self.optimizer.state)
         loss = loss or loss_fn
-        self.part_names = getattr(loss, "part_names", ("policy", "value", "belief"))
+        self.part_names = getattr(loss, "part_names", PARTS)
         grad_fn = nn.value_and_grad(self.model, loss)
         distributed = group.size() > 1
 

@@ -504,17 +504,23 @@ def test_regret_term_is_the_teacher_score_the_policy_gives_up():
 
 
 def test_regret_targets_are_the_teacher_scores_over_the_temperature(data):
-    """Each sample's teacher_regret is (max score - score) / the game's teacher temperature;
-    a run with regret_weight trains and logs train_regret, one without does not."""
-    from openlandlord.games import spec
+    """collate(..., regret_temperature=T) adds teacher_regret: each move's (max score - score)
+    / T, 0 on padding slots; without T a batch has no such key (a plain run never makes it)."""
+    from openlandlord.distill.batches import collate
 
-    ds = dataset.open(data)
-    samples = load_split(ds, "train")
-    t = spec("doudizhu").teacher_temperature
-    for s in samples:
-        np.testing.assert_allclose(s["teacher_regret"], (s["teacher_scores"].max() - s["teacher_scores"]) / t,
-                                   rtol=1e-6)
-        assert s["teacher_regret"].min() == 0.0
+    samples = load_split(dataset.open(data), "train")[:3]
+    samples = [dict(s) for s in samples]
+    for s, scores in zip(samples, ([0.5, 0.1], [0.0, -0.4, 0.2], [1.0, 1.0])):
+        n = len(s["target_policy"])
+        s["teacher_scores"] = np.resize(np.array(scores, np.float32), n)
+    batch = collate(samples, regret_temperature=0.2)
+    assert "teacher_regret" not in collate(samples)
+    for row, s in enumerate(samples):
+        n = len(s["teacher_scores"])
+        want = (s["teacher_scores"].max() - s["teacher_scores"]) / 0.2
+        np.testing.assert_allclose(batch["teacher_regret"][row, :n], want, rtol=1e-6)
+        assert not batch["teacher_regret"][row, n:].any()
+        assert batch["teacher_regret"][row, :n].min() == 0.0
 
 
 def test_a_run_with_regret_weight_logs_it(data, run, tmp_path):

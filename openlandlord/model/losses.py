@@ -9,7 +9,8 @@ Training batches carry, besides the model inputs (see student.py):
                                       in the H hands (Dou Dizhu before the kitty is taken)
     teacher_regret float32 [B, A]     (the teacher's best score - its score of each move) / the
                                       game's teacher temperature, 0 on padding slots; only the
-                                      regret term (`regret_weight` > 0) reads it
+                                      regret term (`regret_weight` > 0) reads it, and only such a
+                                      run's batches carry it (distill.batches.collate)
 
 A true composition the head masks out (it does not sum to the unseen count, or breaks a
 hand size or a void) costs about MASK_VALUE / R: inconsistent targets show up, not vanish.
