@@ -46,14 +46,13 @@ class Split(agents.Routed):
         if STUDENT not in _students:       # deterministic: one instance serves every game
             _students[STUDENT] = agents.make(f"student:{STUDENT}", 0)
         super().__init__(_students[STUDENT], f"split:{kind}")
-        self.__dict__.pop("scores_batch", None)    # built per game, as the teacher is
         self.teacher, self.takes = agents.make(TEACHER, seed), KINDS[kind]
+
+    batched = False            # built per game, as the teacher is
+    builds_plays = True
 
     def route(self, obs, legal):
         return self.teacher if self.takes(obs) else None
-
-    def _builds_plays(self) -> bool:
-        return True
 
 
 def make_split(spec, seed):

@@ -219,12 +219,20 @@ class Routed:
     agent that takes a decision (`legal` None for a play too large to list), or None for the
     wrapped agent's own. Scores, batches and a play too large to list each go where the
     route says; anything else is the wrapped agent's. `RuleBids` routes bidding decisions to
-    the rule bot, the student's `endgame=K` (agents/student.py) the last cards to a search."""
+    the rule bot, the student's `endgame=K` (agents/student.py) the last cards to a search.
+
+    `batched` (class attribute): whether it offers `scores_batch` where the wrapped agent does.
+    A router whose other agents draw random worlds (a search) sets it False, so that the arena
+    builds it per game, as it builds the search (eval/arena.py). `builds_plays`: whether it
+    has a `choose_play` whatever the wrapped agent has (else where that agent has one)."""
+
+    batched = True
+    builds_plays = False
 
     def __init__(self, agent, name: str):
         self.agent = agent
         self.name = name
-        if hasattr(agent, "scores_batch"):
+        if self.batched and hasattr(agent, "scores_batch"):
             self.scores_batch = self._scores_batch
 
     def route(self, obs, legal):
@@ -260,14 +268,10 @@ class Routed:
         if name.startswith("__") or name in ("agent", "scores_batch"):
             raise AttributeError(name)     # scores_batch: set in __init__ where the agent has one
         if name == "choose_play":
-            if self._builds_plays():
+            if self.builds_plays or hasattr(self.agent, "choose_play"):
                 return self._choose_play
             raise AttributeError(name)
         return getattr(self.agent, name)
-
-    def _builds_plays(self) -> bool:
-        """Whether this agent has a `choose_play`: where the wrapped agent has one."""
-        return hasattr(self.agent, "choose_play")
 
 
 class RuleBids(Routed):
@@ -297,13 +301,6 @@ class RuleBids(Routed):
         if obs.game not in self._bots:
             self._bots[obs.game] = game.rule_bot("normal", self.seed)
         return self._bots[obs.game]
-
-    def _choose_play(self, obs):
-        bot = self.route(obs, None)
-        target = bot if bot is not None else self.agent
-        if not hasattr(target, "choose_play"):
-            raise AttributeError("choose_play")
-        return target.choose_play(obs)
 
 
 def with_bids(agent, spec: Spec, seed: int | None):

@@ -2,7 +2,7 @@
 
 `endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
-to a search, the game spec's `endgame_teacher` (Shengji `pimc:objective=points,worlds=64`,
+to a search, the game's ship recipe teacher (Shengji `pimc:objective=points,worlds=64`,
 Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
 to that search's own build (`endgame_worlds=N`: the search with N worlds): a player, no longer the student alone, that buys back part of
 its teacher's edge where the search is cheap (docs/models.md, "The student with a search on
@@ -135,7 +135,6 @@ class Endgame(Routed):
 
     def __init__(self, agent: StudentAgent, cards: int, seed: int | None, worlds: int | None = None):
         super().__init__(agent, f"{agent.name},endgame={cards}" + (f",endgame_worlds={worlds}" if worlds else ""))
-        self.__dict__.pop("scores_batch", None)    # built per game, as the search is
         self.cards, self.seed, self.worlds, self._search = cards, seed, worlds, {}
 
     def route(self, obs, legal):
@@ -146,7 +145,7 @@ class Endgame(Routed):
         if len(obs.hand) > self.cards or game.bidding_phase(obs):
             return None                    # bids, declarations and burial stay the student's
         if obs.game not in self._search:
-            search = game.endgame_teacher
+            search = game.ship_recipe["teacher"]
             if self.worlds:
                 parsed = parse_spec(search)
                 search = f"{parsed.name}:" + ",".join(f"{k}={v}" for k, v in
@@ -154,8 +153,8 @@ class Endgame(Routed):
             self._search[obs.game] = make(search, self.seed)
         return self._search[obs.game]
 
-    def _builds_plays(self) -> bool:
-        return True
+    batched = False            # built per game, as the search is
+    builds_plays = True        # the search's own build where it takes a large play
 
 
 def make_student(spec: Spec, seed: int | None = None):

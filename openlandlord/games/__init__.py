@@ -86,7 +86,6 @@ class GameSpec(Protocol):
     value_scale: float                # the student's value target is clip(score / scale)
     pimc_worlds: int
     teacher_temperature: float
-    endgame_teacher: str              # the search `student:DIR,endgame=K` hands its last cards to
     move_encoding: str                # how datasets store a move: "text" or "cards"
     symmetric: bool                   # the mirror: agent and opponent interchangeable
     bench_options: dict               # the options whose games visit every kind of decision

@@ -33,9 +33,6 @@ class DoudizhuSpec(BaseSpec):
     # (dev-300) it was even against `rule` (-0.95 both) and worse against `rlcard` (-0.58 vs
     # -0.43). The evidence leans to 0.2; it is a generate option.
     teacher_temperature = 0.2
-    # The search a student's last cards go to with `student:DIR,endgame=K` (agents/student.py):
-    # the teacher its data was scored by.
-    endgame_teacher = "pimc"
     move_encoding = "text"
     symmetric = False         # one seat against two: agent and opponent are not interchangeable
     bench_options = {"bidding": "call-rob"}   # the flow with every kind of bidding decision

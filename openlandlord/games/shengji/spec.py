@@ -64,9 +64,6 @@ class ShengjiSpec(BaseSpec):
     # A score is in levels (at most 3 a deal): at 1.0 the median target gives its best move
     # 0.20, at 0.1 it gives 0.40.
     teacher_temperature = 0.1
-    # The search a student's last cards go to with `student:DIR,endgame=K` (agents/student.py):
-    # the teacher its data was scored by.
-    endgame_teacher = "pimc:objective=points,worlds=64"
     move_encoding = "cards"
     symmetric = True          # team against team: swapping agent and opponent plays the same games
     bench_options: dict = {}
