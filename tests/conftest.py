@@ -140,3 +140,19 @@ def _records_and_ranking_in_a_temporary_folder(tmp_path_factory):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def load_example():
+    """`load_example(NAME)`: docs/examples/NAME.py imported as a module (a fresh one each call),
+    the loader every example's test shares; `register=True` also puts it in sys.modules under
+    NAME (for an example whose agent factory is looked up by module name)."""
+    def load(name: str, register: bool = False):
+        path = Path(__file__).resolve().parent.parent / "docs" / "examples" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        if register:
+            sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+    return load

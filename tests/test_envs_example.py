@@ -2,21 +2,10 @@
 policy learns: the landlord's mean reward against random farmers rises from the first block of
 games to the last (seeded, so the run is the same every time; the rise holds across seeds, see
 the docstring's full-size run)."""
-import importlib.util
-import pathlib
-
-EXAMPLE = pathlib.Path(__file__).parent.parent / "docs" / "examples" / "vecenv_reinforce.py"
 
 
-def load():
-    spec = importlib.util.spec_from_file_location("vecenv_reinforce", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_vecenv_example_reward_rises(capsys):
-    example = load()
+def test_vecenv_example_reward_rises(capsys, load_example):
+    example = load_example("vecenv_reinforce")
     curve = example.train(games=600, num_envs=64, seed=0, block=200)
     assert len(curve) == 3
     assert curve[-1] > curve[0] + 0.25 and curve[-1] > 0.3, curve

@@ -1,21 +1,13 @@
 """docs/examples/shengji_agreement.py: the recorded teacher agrees with itself, an agent that
 is the reference (a deterministic one) gives up nothing, and regrets are never negative."""
-import importlib.util
-import pathlib
-
 import pytest
 
 from openlandlord.cli import main
 
-EXAMPLE = pathlib.Path(__file__).parent.parent / "docs" / "examples" / "shengji_agreement.py"
-
 
 @pytest.fixture(scope="module")
-def agreement():
-    spec = importlib.util.spec_from_file_location("shengji_agreement", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def agreement(load_example):
+    return load_example("shengji_agreement")
 
 
 def test_agreement_measures_against_the_reference(agreement, tmp_path):

@@ -1,7 +1,6 @@
 """docs/examples/shengji_gap.py: the split player asks the teacher exactly where its kind says
 (`all` plays the teacher's games, `none` the student's, seed for seed) and a real split
 plays games of its own."""
-import importlib.util
 import pathlib
 import sys
 
@@ -11,17 +10,12 @@ from eval import dealsets
 from eval.arena import evaluate
 from openlandlord import agents
 
-EXAMPLE = pathlib.Path(__file__).parent.parent / "docs" / "examples" / "shengji_gap.py"
 STUDENT = str(pathlib.Path(__file__).parent.parent / "data" / "models" / "shengji")
 
 
 @pytest.fixture(scope="module")
-def gap():
-    spec = importlib.util.spec_from_file_location("shengji_gap", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["shengji_gap"] = module
-    spec.loader.exec_module(module)
-    yield module
+def gap(load_example):
+    yield load_example("shengji_gap", register=True)
     sys.modules.pop("shengji_gap", None)
     agents._FACTORIES.pop("split", None)     # play() registers it; no other test should see it
 

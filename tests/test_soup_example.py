@@ -1,8 +1,5 @@
 """docs/examples/soup.py: the soup's weights are the mean of its parts', a soup of one student
 is that student, and parts of different model configs are refused."""
-import importlib.util
-import pathlib
-
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -11,15 +8,10 @@ from mlx.utils import tree_flatten
 from openlandlord.errors import UserError
 from openlandlord.model import LandlordFormerLite, ModelConfig, load_checkpoint, save_checkpoint
 
-EXAMPLE = pathlib.Path(__file__).parent.parent / "docs" / "examples" / "soup.py"
-
 
 @pytest.fixture(scope="module")
-def soup():
-    spec = importlib.util.spec_from_file_location("soup_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.soup
+def soup(load_example):
+    return load_example("soup").soup
 
 
 def student(directory, seed, **fields):

@@ -15,3 +15,19 @@ ev() {  # NAME AGENT OPPONENT: on the committed dev set, into $out/evals/NAME.js
   [ -f "$out/evals/$1.json" ] || openlandlord eval --game shengji --deal-set shengji-allranks-dev-260 \
     --agent "$2" --opponent "$3" --workers 2 --no-records --json "$out/evals/$1.json" > /dev/null
 }
+report() {  # STUDENT... -- OPPONENT...: each student's val figures and its evals $out/evals/STUDENT-vs-OPPONENT.json
+  python - "$out" "$@" <<'PY'
+import json, sys
+out, args = sys.argv[1], sys.argv[2:]
+students, opponents = args[:args.index("--")], args[args.index("--") + 1:]
+for s in students:
+    m = json.load(open(f"{out}/{s}/config.json"))["metrics"]
+    print(f"{s:8s} val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}  "
+          f"{m['val_decisions']} val decisions")
+    for o in opponents:
+        r = json.load(open(f"{out}/evals/{s}-vs-{o}.json"))
+        lo, hi = r["mean_points_ci95"]
+        print(f"  vs {o:8s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
+              f"levels {r['mean_score']:+.3f}  win {r['win_rate']:.3f}")
+PY
+}

@@ -25,16 +25,4 @@ for s in rw1 rw4; do
   ev $s-vs-shipped student:$out/$s student:data/models/shengji
   ev $s-vs-ftunion student:$out/$s student:$t128/ftunion
 done
-python - "$out" <<'PY'
-import json, sys
-out = sys.argv[1]
-for s in ("rw1", "rw4"):
-    m = json.load(open(f"{out}/{s}/config.json"))["metrics"]
-    print(f"{s:4s} val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}  "
-          f"{m['val_decisions']} val decisions")
-    for o in ("rule", "shipped", "ftunion"):
-        r = json.load(open(f"{out}/evals/{s}-vs-{o}.json"))
-        lo, hi = r["mean_points_ci95"]
-        print(f"  vs {o:8s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
-              f"levels {r['mean_score']:+.3f}  win {r['win_rate']:.3f}")
-PY
+report rw1 rw4 -- rule shipped ftunion

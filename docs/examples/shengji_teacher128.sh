@@ -31,16 +31,4 @@ for s in ft128 ftunion; do
   ev $s-vs-rule student:$out/$s rule:expert
   ev $s-vs-shipped student:$out/$s student:data/models/shengji
 done
-python - "$out" <<'PY'
-import json, sys
-out = sys.argv[1]
-for s in ("ft128", "ftunion"):
-    m = json.load(open(f"{out}/{s}/config.json"))["metrics"]
-    print(f"{s:8s} val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}  "
-          f"{m['val_decisions']} val decisions")
-    for o in ("rule", "shipped"):
-        r = json.load(open(f"{out}/evals/{s}-vs-{o}.json"))
-        lo, hi = r["mean_points_ci95"]
-        print(f"  vs {o:8s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
-              f"levels {r['mean_score']:+.3f}  win {r['win_rate']:.3f}")
-PY
+report ft128 ftunion -- rule shipped
