@@ -45,6 +45,13 @@ the student's value head at the seat to move (its payoff, value x value_scale, t
 the searching seat's by the seats' stakes) instead of a rollout to the end. The same worlds
 and rollout moves as without it (`_pimc.leaf_inputs`); the leaves go through the native
 forward pass in one batch per stage. Bidding decisions ignore it; not with `solve`.
+
+`belief=student:DIR` (Shengji `tractor` play decisions): worlds weighted by what the student's
+belief head reads from the play so far. The head's expected count of each card in each hidden
+hand is taken once per decision; each world is the one of `belief_draws` (default 8) worlds
+drawn as without it that the search keeps in proportion to its weight (the product of its
+cards' expected counts), so the worlds lean towards the deals the play so far makes likely.
+Off by default; docs/pimc.md measures it.
 """
 from __future__ import annotations
 
@@ -67,6 +74,9 @@ MAX_SOLVE = 108
 # `leaf=student:DIR,depth=D`: rollout moves after the candidate before the value head.
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 200
+# `belief=student:DIR,belief_draws=K`: worlds drawn for each world the search keeps.
+DEFAULT_BELIEF_DRAWS = 8
+MAX_BELIEF_DRAWS = 1024
 
 
 class PimcAgent:
@@ -76,7 +86,8 @@ class PimcAgent:
                  cap: int = DEFAULT_CAP, seed: int | None = None, name: str = "pimc",
                  objective: str = "levels", bid: str = "search", bid_worlds: int | None = None,
                  declare: str = "rule", solve: int = 0, leaf: str | None = None,
-                 depth: int = DEFAULT_DEPTH):
+                 depth: int = DEFAULT_DEPTH, belief: str | None = None,
+                 belief_draws: int = DEFAULT_BELIEF_DRAWS):
         if not 0 <= solve <= MAX_SOLVE:
             raise UserError(f"pimc needs solve between 0 and {MAX_SOLVE} cards, got {solve}")
         self.solve = solve
@@ -117,6 +128,12 @@ class PimcAgent:
             if not 0 <= depth <= MAX_DEPTH:
                 raise UserError(f"pimc needs depth between 0 and {MAX_DEPTH}, got {depth}")
             self.leaf_student = _leaf_student(leaf[len("student:"):].strip())
+        self.belief, self.belief_draws, self.belief_student = belief, belief_draws, None
+        if belief is not None:
+            self.belief_student = _belief_student(belief)
+            if not 1 <= belief_draws <= MAX_BELIEF_DRAWS:
+                raise UserError(f"pimc needs belief_draws between 1 and {MAX_BELIEF_DRAWS}, "
+                                f"got {belief_draws}")
 
     def scores(self, obs, legal) -> np.ndarray:
         if len(legal) == 0:
@@ -181,6 +198,9 @@ class PimcAgent:
             alive = np.sort(order[:self.cap])
         searched = alive
         seed = int(self.rng.integers(2**63))
+        weights = {}
+        if self.belief_student is not None and not getattr(decision, "bidding", False):
+            weights = {"belief": self._belief(decision), "draws": self.belief_draws}
         stages = sorted({max(1, worlds // 4), max(1, worlds // 2), worlds})
         total = np.zeros(n)
         seen = np.zeros(n, dtype=np.int64)
@@ -190,7 +210,7 @@ class PimcAgent:
                 means = np.asarray(self._leaf(decision, alive, done, end - done, seed))
             else:
                 means = np.asarray(decision.search(alive, done, end - done, self.rollout, seed,
-                                                   self.solve))
+                                                   self.solve, **weights))
             total[alive] += means * (end - done)
             seen[alive] = end
             done = end
@@ -221,25 +241,53 @@ class PimcAgent:
                              self.leaf_student)
 
 
-_LEAF_STUDENTS: dict = {}
+    def _belief(self, decision) -> np.ndarray:
+        game = decision.obs.game
+        if not getattr(decision, "beliefs", False):
+            raise UserError(f"pimc belief= is built for Shengji tractor play decisions, not "
+                            f"{game}{' ' + decision.obs.rules if game == 'shengji' else ''}")
+        if self.belief_student.config.game != game:
+            raise UserError(f"pimc belief={self.belief}: that student plays "
+                            f"{self.belief_student.config.game}, not {game}")
+        return decision.belief_weights(self.belief_student)
+
+
+_STUDENTS: dict = {}
+
+
+def _student(directory: str):
+    """The native forward pass of a student the search consults, loaded once per directory."""
+    if directory not in _STUDENTS:
+        from ..model.native import NativeStudent
+        _STUDENTS[directory] = NativeStudent(directory)
+    return _STUDENTS[directory]
 
 
 def _leaf_student(directory: str):
-    """The native forward pass of a leaf student, loaded once per directory."""
-    if directory not in _LEAF_STUDENTS:
-        from ..model.native import NativeStudent
-        student = NativeStudent(directory)
-        if student.config.value_target != "score":
-            raise UserError(f"pimc leaf=student:{directory}: its value head predicts "
-                            f"{student.config.value_target!r}, not the score")
-        _LEAF_STUDENTS[directory] = student
-    return _LEAF_STUDENTS[directory]
+    student = _student(directory)
+    if student.config.value_target != "score":
+        raise UserError(f"pimc leaf=student:{directory}: its value head predicts "
+                        f"{student.config.value_target!r}, not the score")
+    return student
+
+
+def _belief_student(spec: str):
+    """The student of `belief=student:DIR`, refused without a belief head."""
+    directory = spec[len("student:"):].strip() if spec.startswith("student:") else ""
+    if not directory:
+        raise UserError(f"pimc belief={spec!r}: the belief is a student's, belief=student:DIR")
+    student = _student(directory)
+    if student.config.belief_mode == "off":
+        raise UserError(f"pimc belief={spec}: that student has no belief head")
+    return student
 
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare",
-                        "solve", "leaf", "depth"},
+                        "solve", "leaf", "depth", "belief", "belief_draws"},
                   positional=False)
+    if "belief_draws" in spec.options and "belief" not in spec.options:
+        raise UserError(f"agent spec {spec.text!r}: belief_draws= goes with belief=student:DIR")
     if "depth" in spec.options and "leaf" not in spec.options:
         raise UserError(f"agent spec {spec.text!r}: depth= is the leaf's depth; it goes with "
                         "leaf=student:DIR")
@@ -252,7 +300,10 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
                      declare=option(spec, "declare", "rule", str).strip().lower(),
                      solve=option(spec, "solve", 0, int, low=0, high=MAX_SOLVE),
                      leaf=spec.options.get("leaf"),
-                     depth=option(spec, "depth", DEFAULT_DEPTH, int, low=0, high=MAX_DEPTH))
+                     depth=option(spec, "depth", DEFAULT_DEPTH, int, low=0, high=MAX_DEPTH),
+                     belief=spec.options.get("belief"),
+                     belief_draws=option(spec, "belief_draws", DEFAULT_BELIEF_DRAWS, int, low=1,
+                                         high=MAX_BELIEF_DRAWS))
 
 
 def bench(deals: int = 5, spec: str = "pimc", games: tuple | None = None) -> dict:

@@ -27,7 +27,10 @@ and a follow is chosen among those few built candidates instead of every legal p
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
-from openlandlord.games.shengji._search cimport team_score, draw_subset, load54
+import numpy as np
+
+from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54, world_log_weight,
+                                                 gumbel)
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
@@ -483,10 +486,96 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
         tr.n = 0
 
 
+cdef int draw_world(const Table* t, int* pool, int npool, int surplus, const unsigned char* u,
+                    const int* sz, const int* vm, unsigned long long* rng, unsigned char* u_world,
+                    unsigned char* world) noexcept nogil:
+    # One world, uniform among the deals of the unseen cards that fit the sizes and voids
+    # (sample_world_c); 1 when none fits. A drawn position with partial hands (surplus > 0):
+    # the unseen cards beyond the hidden places stay out of play, a uniform choice per world
+    # (redrawn, a few times at most, when the known voids rule a choice out).
+    cdef int attempt
+    if surplus > 0:
+        for attempt in range(16):
+            draw_subset(pool, npool, npool - surplus, rng, u_world)
+            if sample_world_c(t, u_world, sz, vm, rng, world) == 0:
+                return 0
+        return 1
+    return sample_world_c(t, u, sz, vm, rng, world)
+
+
+cdef int draw_weighted(const Table* t, int* pool, int npool, int surplus, const unsigned char* u,
+                       const int* sz, const int* vm, unsigned long long* rng,
+                       unsigned char* u_world, const double* lw, int draws, unsigned char* other,
+                       unsigned char* world) noexcept nogil:
+    # One world: without a belief (lw NULL) draw_world's; with one, `draws` worlds are drawn
+    # and one is kept with probability proportional to its weight under the belief (the
+    # Gumbel-max trick), so that as `draws` grows the worlds follow uniform x belief.
+    cdef int j
+    cdef double best, g
+    if draw_world(t, pool, npool, surplus, u, sz, vm, rng, u_world, world) != 0:
+        return 1
+    if lw == NULL or draws <= 1:
+        return 0
+    best = world_log_weight(lw, world) + gumbel(rng)
+    for j in range(1, draws):
+        if draw_world(t, pool, npool, surplus, u, sz, vm, rng, u_world, other) != 0:
+            return 1
+        g = world_log_weight(lw, other) + gumbel(rng)
+        if g > best:
+            best = g
+            memcpy(world, other, 3 * NCARD)
+    return 0
+
+
+cdef void load_belief(object belief, double* lw) except *:
+    # A belief as 3 x 54 log-weights (hidden hand in seat order after the searching seat, card).
+    cdef const double[:, ::1] view = belief
+    if view.shape[0] != 3 or view.shape[1] != NCARD:
+        raise ValueError("a belief is 3 x 54 log-weights (hidden hand, card)")
+    memcpy(lw, &view[0, 0], 3 * NCARD * sizeof(double))
+
+
+def sample_worlds(int trump_rank, int trump_suit, unseen, sizes, void_masks, int n,
+                  unsigned long long seed, belief=None, int draws=1):
+    """The first `n` worlds `search` plays from `seed` (3 x 54 counts each: the hidden hands
+    in seat order after the searching seat), with `belief` and `draws` as there; for tests.
+    Raises ValueError when no world fits the sizes and voids."""
+    cdef Table t
+    cdef unsigned char u[54]
+    cdef unsigned char u_world[54]
+    cdef unsigned char other[3 * 54]
+    cdef int sz[3]
+    cdef int vm[3]
+    cdef int pool[108]
+    cdef double lw[3 * 54]
+    cdef int npool = 0, surplus = 0, s, c, k, w
+    cdef unsigned long long rng = seed
+    build_table(&t, trump_rank, trump_suit)
+    load54(unseen, u)
+    if belief is not None:
+        load_belief(belief, lw)
+    for s in range(3):
+        sz[s] = sizes[s]
+        vm[s] = void_masks[s]
+        surplus -= sz[s]
+    for c in range(NCARD):
+        for k in range(u[c]):
+            pool[npool] = c
+            npool += 1
+    surplus += npool
+    out = np.zeros((n, 3, NCARD), np.uint8)
+    cdef unsigned char[:, :, ::1] view = out
+    for w in range(n):
+        if draw_weighted(&t, pool, npool, surplus, u, sz, vm, &rng, u_world,
+                         lw if belief is not None else NULL, draws, other, &view[w, 0, 0]) != 0:
+            raise ValueError("no deal of the unseen cards fits the hand sizes and known voids")
+    return out
+
+
 def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
            int attacker_points, unseen, sizes, void_masks, plays, int skip, int worlds,
            str rollout_policy, unsigned long long seed, str objective="levels", int solve=0,
-           long long solve_nodes=SOLVE_NODES):
+           long long solve_nodes=SOLVE_NODES, belief=None, int draws=1):
     """Mean score (see the module docstring) for the seat's team of each candidate play over
     worlds skip .. skip + worlds - 1 of the sequence `seed` draws; a world and the random
     rollout of a play in it depend only on (seed, world index, play).
@@ -497,7 +586,11 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     is "levels" or "points" (module docstring). With solve = K > 0 each rollout hands over to
     the exact solver (`_solve.pyx`) once K or fewer cards are left in all hands (at the start
     or at a trick boundary), `solve_nodes` nodes at most per world (`solve_counts`); solve = 0
-    is the plain rollout. Raises ValueError when no world fits the sizes and voids."""
+    is the plain rollout. With `belief` (3 x 54 float64 log-weights: the hidden hands in seat
+    order after `seat`, each card's weight in each; e.g. the log of a student's belief head)
+    and draws = K > 1, each world is the one of K drawn worlds kept in proportion to its
+    weight under the belief (`draw_weighted`); without, every world is uniform among those
+    that fit. Raises ValueError when no world fits the sizes and voids."""
     cdef Table t
     cdef unsigned char h[54]
     cdef unsigned char u[54]
@@ -510,7 +603,10 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef int n = len(plays), k, w, s, c, team = seat & 1, kind, bad = 0, got
     cdef int pool[108]
     cdef unsigned char u_world[54]
-    cdef int npool, surplus, attempt
+    cdef int npool, surplus
+    cdef unsigned char other[3 * 54]
+    cdef double lw[3 * 54]
+    cdef double* lwp = NULL
     cdef unsigned long long rng = seed, rollout_rng, play_hash
     cdef unsigned char* cand
     cdef double* total
@@ -525,6 +621,9 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     build_table(&t, trump_rank, trump_suit)
     load54(hand, h)
     load54(unseen, u)
+    if belief is not None:
+        load_belief(belief, lw)
+        lwp = lw
     surplus = 0
     npool = 0
     for s in range(3):
@@ -556,18 +655,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
             total[k] = 0.0
         with nogil:
             for w in range(skip + worlds):
-                if surplus > 0:
-                    # A drawn position with partial hands: the unseen cards beyond the hidden
-                    # places stay out of play, a uniform choice per world (redrawn, a few
-                    # times at most, when the known voids rule a choice out).
-                    for attempt in range(16):
-                        draw_subset(pool, npool, npool - surplus, &rng, u_world)
-                        if sample_world_c(&t, u_world, sz, vm, &rng, world) == 0:
-                            break
-                    else:
-                        bad = 1
-                        break
-                elif sample_world_c(&t, u, sz, vm, &rng, world) != 0:
+                if draw_weighted(&t, pool, npool, surplus, u, sz, vm, &rng, u_world, lwp, draws,
+                                 other, world) != 0:
                     bad = 1
                     break
                 if w < skip:

@@ -1,7 +1,9 @@
 # cython: language_level=3
 """What both rulesets' native searches (`_pimc.pyx`, `tractor`; `_pimc_classic.pyx`) share:
 a rollout's score for a team, a uniform subset of the unseen cards, a count vector read from
-Python. Inline, so each search compiles them into its own loop."""
+Python, a world's log-weight under a belief and a Gumbel draw (to keep one of several sampled
+worlds in proportion to its weight). Inline, so each search compiles them into its own loop."""
+from libc.math cimport log
 from libc.string cimport memset, memcpy
 
 from openlandlord.games.shengji._cards cimport NCARD, next_random
@@ -48,3 +50,21 @@ cdef inline void load54(object src, unsigned char* dst) except *:
     if view.shape[0] != NCARD:
         raise ValueError("a count vector has 54 entries")
     memcpy(dst, &view[0], NCARD)
+
+
+cdef inline double world_log_weight(const double* lw, const unsigned char* world) noexcept nogil:
+    # The log-weight of a world (the three hidden hands, 3 x 54 counts) under a belief given
+    # as a log-weight per hand and card: the sum over every hidden card of its hand's weight.
+    cdef int i
+    cdef double total = 0.0
+    for i in range(3 * NCARD):
+        if world[i]:
+            total += world[i] * lw[i]
+    return total
+
+
+cdef inline double gumbel(unsigned long long* rng) noexcept nogil:
+    # A standard Gumbel variate: the argmax of log-weight + gumbel over candidates picks each
+    # candidate with probability proportional to its weight (the Gumbel-max trick).
+    cdef double u = (<double>(next_random(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
+    return -log(-log(u))

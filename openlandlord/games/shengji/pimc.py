@@ -29,6 +29,7 @@ class Decision:
     """One Shengji play decision as the native search needs it."""
     searched = True
     bidding = False
+    beliefs = True          # searches worlds weighted by a belief (pimc:belief=student:DIR)
 
     def __init__(self, obs, legal, objective: str = "levels"):
         from . import Rules, _referee
@@ -65,9 +66,12 @@ class Decision:
         from .rule import ShengjiRuleBot
         return ShengjiRuleBot("expert").scores(self.obs, self.legal)
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0,
+               belief: np.ndarray | None = None, draws: int = 1):
         """Each play's mean score over the worlds; with solve = K > 0 every world is solved
-        exactly once K or fewer cards are left in all hands (`_solve.pyx`)."""
+        exactly once K or fewer cards are left in all hands (`_solve.pyx`); with `belief`
+        (`belief_weights`) each world is the one of `draws` drawn worlds kept in proportion
+        to its weight under it."""
         from . import _pimc as native
         o = self.obs
         try:
@@ -75,14 +79,29 @@ class Decision:
                                  self.leader, self.trick, o.declarers, o.attacker_points,
                                  self.unseen, self.sizes, self.masks,
                                  [self.plays[k] for k in which], skip, worlds, rollout,
-                                 seed, self.objective, solve)
+                                 seed, self.objective, solve, belief=belief, draws=draws)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
+
+    def belief_weights(self, student) -> np.ndarray:
+        """A student's belief head on this position as the search's world weights: float64
+        [3, 54], the log of the expected count of each card (by card id) in the hidden hands
+        of the seats after this one (floored at 1e-3), so that a world weighs the product of
+        its cards' expected counts (their per-copy chances up to a factor per card, the same
+        in every world)."""
+        from ...features import featurize
+        from .features import slot_order
+        expect = np.asarray(student.forward(featurize(self.obs, self.legal))["belief_expect"],
+                            np.float64)
+        by_card = np.zeros((54, 3))
+        by_card[slot_order(self.obs)] = expect
+        return np.ascontiguousarray(np.log(np.maximum(by_card, 1e-3)).T)
 
 
 class ClassicDecision(Decision):
     """One `classic` decision as the native search needs it (module docstring); its rule
     scores are the tractor decision's (the expert rule bot plays both rulesets)."""
+    beliefs = False
 
     def __init__(self, obs, legal, objective: str = "levels"):
         from .rules import CATS, Rules, counts
