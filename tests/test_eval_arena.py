@@ -210,3 +210,13 @@ def test_league_ratings_do_not_depend_on_the_listing_order(pick_game):
                           for row in play_league("pick", agents, pick_game, seed=0, workers=1,
                                                  progress=False)["ladder"]}
     assert elo(["greedy", "random"]) == elo(["random", "greedy"])
+
+
+def test_shengji_per_deal_points_pair_two_evaluations_by_deal():
+    # Shengji's card points come per deal too, so two agents' evaluations against the same
+    # opponent on the same deals compare deal by deal (docs/evaluation.md).
+    deals = arena.resolve_deal_set("shengji", 4, None, 3, {"rules": "tractor"})
+    result, _ = arena.evaluate("shengji", "rule", "random", deals, seed=0, workers=1,
+                               progress=False)
+    assert len(result["per_deal"]["points"]) == 4
+    assert np.mean(result["per_deal"]["points"]) == pytest.approx(result["mean_points"])
