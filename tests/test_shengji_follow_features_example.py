@@ -83,3 +83,17 @@ def test_compare_pairs_two_evaluations_by_deal(ff, tmp_path):
     assert got["points_a_minus_b"] == pytest.approx(5 / 3)
     lo, hi = got["points_a_minus_b_ci95"]
     assert lo <= got["points_a_minus_b"] <= hi and lo >= 1.0
+
+
+def test_a_widened_student_plays_as_before(ff, tmp_path):
+    pairs = [p for p in _positions(60) if p[0].trick][:5]
+    before = make("student:data/models/shengji", 0)
+    scores = [before.scores(obs, legal) for obs, legal in pairs]
+    ff.widen("data/models/shengji", str(tmp_path / "wide"))
+    ff.install()
+    try:
+        after = make(f"student:{tmp_path / 'wide'}", 0)
+        for (obs, legal), want in zip(pairs, scores):
+            assert np.allclose(after.scores(obs, legal), want, atol=1e-5)
+    finally:
+        features._MODULES.pop("shengji")

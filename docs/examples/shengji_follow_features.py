@@ -1,6 +1,7 @@
 """usage: python docs/examples/shengji_follow_features.py train DATA OUT [TRAIN ARGS...]
        python docs/examples/shengji_follow_features.py eval AGENT OPPONENT [EVAL ARGS...]
        python docs/examples/shengji_follow_features.py compare A.json B.json
+       python docs/examples/shengji_follow_features.py widen STUDENT OUT
 
 A trial of follow-safety features for the `tractor` student before they become a feature
 version (issue 19; docs/models.md, "Follow safety"). Feature version 2 told a lead what it
@@ -22,7 +23,9 @@ it trains record feature version "2+follow" (no other process loads them). Figur
 data, schedule and seed as `data/runs/cap/small` (docs/models.md, "Student size, more data, a
 stronger teacher"), each against `rule:expert` on `shengji-allranks-dev-2000` (a student of
 these features and one of the shipped features cannot share a process), compared deal by
-deal (`compare`: the mean per-deal difference of card points with its paired CI)."""
+deal (`compare`: the mean per-deal difference of card points with its paired CI). `widen`
+copies a student of the shipped features with zero weights on the three columns (the same
+player, bit for bit), for a fine-tune from it (`train ... --set init=OUT`)."""
 import json
 import sys
 import types
@@ -95,6 +98,27 @@ def install() -> types.ModuleType:
     return shim
 
 
+def widen(src: str, out: str) -> None:
+    """The student in `src` for these features: its action input takes the three columns with
+    zero weights, so it plays as before; config.json records where it came from."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten, tree_unflatten
+
+    from openlandlord.model import LandlordFormerLite, ModelConfig, load_checkpoint, save_checkpoint
+    from openlandlord.model.checkpoint import file_sha256
+    model, config, _ = load_checkpoint(src)
+    wide_config = ModelConfig.from_dict({**config.to_dict(), "action_feat_dim": base.FA + EXTRA,
+                                         "feature_version": VERSION})
+    params = dict(tree_flatten(model.parameters()))
+    w = params["action_in.weight"]
+    params["action_in.weight"] = mx.concatenate([w, mx.zeros((w.shape[0], EXTRA), w.dtype)], axis=1)
+    wide = LandlordFormerLite(wide_config)
+    wide.update(tree_unflatten(list(params.items())))
+    mx.eval(wide.parameters())
+    save_checkpoint(out, wide, wide_config, {"widened_from": src, "widened_from_weights_sha256":
+                                             file_sha256(f"{src}/weights.safetensors")})
+
+
 def compare(a: str, b: str) -> dict:
     """A's card points a deal minus B's, paired by deal (two evaluations on the same deals
     against the same opponent), with its CI."""
@@ -108,8 +132,11 @@ def compare(a: str, b: str) -> dict:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[1] not in ("train", "eval", "compare"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("train", "eval", "compare", "widen"):
         sys.exit(__doc__)
+    if sys.argv[1] == "widen":
+        widen(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     if sys.argv[1] == "compare":
         print(json.dumps(compare(sys.argv[2], sys.argv[3]), indent=1))
         sys.exit(0)
