@@ -535,6 +535,23 @@ cdef void load_belief(object belief, double* lw) except *:
     memcpy(lw, &view[0, 0], 3 * NCARD * sizeof(double))
 
 
+cdef int read_hidden(object sizes, object void_masks, const unsigned char* u, int* sz, int* vm,
+                     int* pool, int* npool) except? -1:
+    # The three hidden hands' sizes and void masks, and the unseen cards as a pool of card
+    # ids; returns the surplus: the unseen cards beyond the hidden places.
+    cdef int s, c, k, n = 0, places = 0
+    for s in range(3):
+        sz[s] = sizes[s]
+        vm[s] = void_masks[s]
+        places += sz[s]
+    for c in range(NCARD):
+        for k in range(u[c]):
+            pool[n] = c
+            n += 1
+    npool[0] = n
+    return n - places
+
+
 def sample_worlds(int trump_rank, int trump_suit, unseen, sizes, void_masks, int n,
                   unsigned long long seed, belief=None, int draws=1):
     """The first `n` worlds `search` plays from `seed` (3 x 54 counts each: the hidden hands
@@ -548,21 +565,13 @@ def sample_worlds(int trump_rank, int trump_suit, unseen, sizes, void_masks, int
     cdef int vm[3]
     cdef int pool[108]
     cdef double lw[3 * 54]
-    cdef int npool = 0, surplus = 0, s, c, k, w
+    cdef int npool, surplus, w
     cdef unsigned long long rng = seed
     build_table(&t, trump_rank, trump_suit)
     load54(unseen, u)
     if belief is not None:
         load_belief(belief, lw)
-    for s in range(3):
-        sz[s] = sizes[s]
-        vm[s] = void_masks[s]
-        surplus -= sz[s]
-    for c in range(NCARD):
-        for k in range(u[c]):
-            pool[npool] = c
-            npool += 1
-    surplus += npool
+    surplus = read_hidden(sizes, void_masks, u, sz, vm, pool, &npool)
     out = np.zeros((n, 3, NCARD), np.uint8)
     cdef unsigned char[:, :, ::1] view = out
     for w in range(n):
@@ -624,17 +633,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     if belief is not None:
         load_belief(belief, lw)
         lwp = lw
-    surplus = 0
-    npool = 0
-    for s in range(3):
-        sz[s] = sizes[s]
-        vm[s] = void_masks[s]
-        surplus -= sz[s]
-    for c in range(NCARD):
-        for k in range(u[c]):
-            pool[npool] = c
-            npool += 1
-    surplus += npool
+    surplus = read_hidden(sizes, void_masks, u, sz, vm, pool, &npool)
     memset(&root, 0, sizeof(Trick))
     root.leader = leader
     root.n = len(trick)
