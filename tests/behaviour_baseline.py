@@ -39,9 +39,11 @@ EVAL_CASES = {
 
 # Figures and game-record keys added after the baseline by later issues, on top of the
 # unchanged ones: the trump-rank slices of a Shengji result (issue 18), DouZero's score
-# of a Dou Dizhu game (issue 19) and what the bidding made of a game (issue 16). Every figure
+# of a Dou Dizhu game (issue 19), what the bidding made of a game (issue 16) and a Shengji
+# deal's card points in `per_deal` (issue 19: two evaluations paired by deal). Every figure
 # the baseline holds is still compared.
 ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding"}
+ADDED_PER_DEAL = {"points"}
 ADDED_RECORD_KEYS = {"slices", "douzero_points", "bidding"}
 
 # Figures that measure the machine, not the play.
@@ -98,6 +100,7 @@ def eval_figures(name: str) -> dict:
         deal_set = dealsets.DealSet(full.name, game, full.seeds[:deals], full.options, full.purpose)
     result, records = arena.evaluate(game, agent, opponent, deal_set, seed, workers=1, progress=False)
     figures = {k: v for k, v in result.items() if k not in _UNSTABLE | ADDED_FIGURES}
+    figures["per_deal"] = {k: v for k, v in figures["per_deal"].items() if k not in ADDED_PER_DEAL}
     figures["decisions"] = {side: t["decisions"] for side, t in result["timing"].items()}
     records = [{k: v for k, v in r.items() if k not in ADDED_RECORD_KEYS} for r in records]
     figures["records"] = _sha(json.dumps(records, sort_keys=True).encode())
