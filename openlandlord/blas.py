@@ -102,7 +102,14 @@ def reexec_with_openblas(command: str) -> None:
     preloaded: only when this process was started as `openlandlord COMMAND ...` (the
     script or `python -m openlandlord.cli`; not, e.g., a test calling the CLI's `main`
     in-process), when OpenBLAS is `wanted` and not loaded yet, and never twice."""
-    if os.environ.get(REEXEC_GUARD) or not wanted() or loaded() or not _started_as(command):
+    if _started_as(command):
+        reexec_preloaded()
+
+
+def reexec_preloaded() -> None:
+    """Re-run this process (a script that trains or plays the student in-process) once with
+    OpenBLAS preloaded, when it is `wanted` and not loaded yet; never twice."""
+    if os.environ.get(REEXEC_GUARD) or not wanted() or loaded():
         return
     env = preloaded(dict(os.environ, **{REEXEC_GUARD: "1"}))
     sys.stdout.flush()

@@ -20,9 +20,8 @@ DDZ = str(pathlib.Path(__file__).parent.parent / "data" / "models" / "doudizhu")
 KEYS = ("mean_points", "mean_score", "win_rate")
 
 
-def figures(agent, deals, game="shengji", keys=KEYS):
-    result, _ = evaluate(game, agent, "rule:expert" if game == "shengji" else "rule", deals, workers=1,
-                         progress=False)
+def figures(agent, deals, game="shengji", keys=KEYS, opponent="rule:expert"):
+    result, _ = evaluate(game, agent, opponent, deals, workers=1, progress=False)
     return tuple(result[k] for k in keys)
 
 
@@ -39,8 +38,8 @@ def test_endgame_routes_by_cards_in_hand():
 def test_endgame_in_doudizhu():
     deals = dealsets.adhoc("doudizhu", 3, 5, {})
     keys = ("mean_score", "win_rate")
-    search = figures("pimc:worlds=2", deals, "doudizhu", keys)
-    assert figures(f"student:{DDZ},endgame=20,endgame_worlds=2", deals, "doudizhu", keys) == search
+    search = figures("pimc:worlds=2", deals, "doudizhu", keys, "rule")
+    assert figures(f"student:{DDZ},endgame=20,endgame_worlds=2", deals, "doudizhu", keys, "rule") == search
 
 
 def test_endgame_agent_shape():

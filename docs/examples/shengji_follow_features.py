@@ -27,7 +27,6 @@ deal (`compare`: the mean per-deal difference of card points with its paired CI)
 copies a student of the shipped features with zero weights on the three columns (the same
 player, bit for bit), for a fine-tune from it (`train ... --set init=OUT`)."""
 import json
-import os
 import sys
 import types
 from pathlib import Path
@@ -141,11 +140,9 @@ if __name__ == "__main__":
     if sys.argv[1] == "compare":
         print(json.dumps(compare(sys.argv[2], sys.argv[3]), indent=1))
         sys.exit(0)
-    if not os.environ.get(blas.REEXEC_GUARD) and blas.wanted() and not blas.loaded():
-        # the student's matmuls on the fast BLAS, as `openlandlord train` and eval's workers
-        # run them: a preload works only from process start (openlandlord/blas.py)
-        os.execve(sys.executable, [sys.executable] + sys.orig_argv[1:],
-                  blas.preloaded(dict(os.environ, **{blas.REEXEC_GUARD: "1"})))
+    # the student's matmuls on the fast BLAS, as `openlandlord train` and eval's workers run
+    # them: a preload works only from process start (openlandlord/blas.py)
+    blas.reexec_preloaded()
     install()
     if sys.argv[1] == "train":
         sys.exit(cli(["train", "--data", sys.argv[2], "--out", sys.argv[3], *sys.argv[4:]]))

@@ -244,8 +244,9 @@ class PimcAgent:
     def _belief(self, decision) -> np.ndarray:
         game = decision.obs.game
         if not getattr(decision, "beliefs", False):
+            rules = getattr(decision.obs, "rules", "")
             raise UserError(f"pimc belief= is built for Shengji tractor play decisions, not "
-                            f"{game}{' ' + decision.obs.rules if game == 'shengji' else ''}")
+                            f"{game}{' ' + rules if rules else ''}")
         if self.belief_student.config.game != game:
             raise UserError(f"pimc belief={self.belief}: that student plays "
                             f"{self.belief_student.config.game}, not {game}")
