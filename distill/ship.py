@@ -14,6 +14,8 @@ The recipe (the reference study's is one mix round of 500 deals):
    every value of one game option: Dou Dizhu's bidding flows, where it also plays its own
    bids against the rule bot's on each flow's dev set, and Shengji `tractor`'s trump ranks;
    `--from DIR` starts there, from a shipped student, skipping steps 1-3);
+   (`--soup DIR,...`: the mean of those fine-tunes of the last student ships instead, if it
+   beats that student head to head on the dev deals; with `--from`, only this stage runs);
 5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
 6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
@@ -110,6 +112,11 @@ class Recipe:
     # (`--anchor` that student); `dmc_flags`: more `dmc` flags (its rate, exploration, chunk).
     dmc_learn_phases: str = ""
     dmc_flags: tuple = ()
+    # The soup stage (`ship --soup DIR,DIR,...`, issue 19): the mean of the weights of those
+    # students, each fine-tuned from the student the recipe would ship (`openlandlord soup`),
+    # played against that student on `soup_dev` (default `dev`; mirrored, CIs); the soup
+    # ships only if it beats it (CI above zero). With --from, the soup stage alone runs.
+    soup_dev: tuple = ()
     # Opponents also played in DouZero's protocol (`eval --protocol douzero`: WP, ADP) on the
     # dev (and final) deal set.
     protocol_opponents: tuple = ()
@@ -221,16 +228,18 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
          mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False, options: dict | None = None, force: bool = False,
          from_dir: str | None = None, generations: int | None = None,
-         dmc: int | None = None) -> dict | None:
+         dmc: int | None = None, soup: list | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
     earlier ship from this OUT (say, the committed student) is replaced only with `force`.
     `from_dir`: start the fine-tuning round from that student (no teacher or mix rounds).
     `generations`: the most generations of iterated distillation (default: the recipe's).
     `dmc`: decisions of the DMC stage (default: the recipe's; with `from_dir`, the DMC stage
-    alone runs, from that student)."""
+    alone runs, from that student).
+    `soup`: student folders, fine-tuned from the student to ship, whose mean ships instead if
+    it beats that student (with `from_dir`, the soup stage alone runs)."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-            dry_run, options, force, from_dir, generations, dmc)
+            dry_run, options, force, from_dir, generations, dmc, soup)
     if dry_run:
         return _ship(*args)
     with artefacts.exclusive(Path(out).resolve(), "--out"):
@@ -256,7 +265,7 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 
 
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-          dry_run, options, force, from_dir, generations=None, dmc=None) -> dict | None:
+          dry_run, options, force, from_dir, generations=None, dmc=None, soup=None) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -278,8 +287,17 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
         raise UserError(f"--generations: the {game} recipe has no iterated-distillation loop")
     if dmc is not None and dmc < 0:
         raise UserError(f"--dmc needs 0 or more decisions, got {dmc}")
+    soup = [Path(p).resolve() for p in soup or []]
+    if soup and dmc:
+        raise UserError("--soup and --dmc: choose one stage (a soup's parts are fine-tunes of the "
+                        "student the recipe ships, which the DMC stage would replace)")
+    if soup and len(soup) < 2:
+        raise UserError(f"--soup needs two or more students, got {len(soup)}")
+    for part in soup:
+        if not (part / "config.json").is_file():
+            raise UserError(f"--soup {part}: no student there (no config.json)")
     if from_dir is not None:
-        if not recipe.fine_values and not dmc:
+        if not recipe.fine_values and not dmc and not soup:
             raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
         from_dir = Path(from_dir).resolve()
         if not (from_dir / "config.json").is_file():
@@ -290,7 +308,7 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
         [student for _, student in rounds]
     steps += [out_dir / f"{kind}-gen-{k}" for kind in ("data", "union", "student")
               for k in range(1, max(recipe.generations, generations or 0) + 1)]
-    steps.append(out_dir / "student-dmc")
+    steps += [out_dir / "student-dmc", out_dir / "student-soup", out_dir / "soup-start"]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
@@ -298,17 +316,17 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     if dry_run:
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, True, options, data, first, rounds, final, from_dir,
-                      generations, dmc)
+                      generations, dmc, soup)
     with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, False, options, data, first, rounds, final, from_dir,
-                      generations, dmc)
+                      generations, dmc, soup)
 
 
 def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
            epochs, dry_run, options, data, first, rounds, final, from_dir=None,
-           generations=None, dmc=None) -> dict | None:
+           generations=None, dmc=None, soup=None) -> dict | None:
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
@@ -328,7 +346,7 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
                                     mix_deals, epochs, seed, workers)
     fine = None
     dmc = recipe.dmc_decisions if dmc is None else dmc
-    dmc_only = from_dir is not None and dmc > 0
+    dmc_only = from_dir is not None and (dmc > 0 or bool(soup))
     if dmc_only:
         final = from_dir
     elif recipe.fine_values:
@@ -346,6 +364,10 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         seeds["dmc"] = seed
         final, dmc_record = _dmc_stage(run, game, recipe, flags, out_dir, final, dmc, seeds, workers,
                                        ledger, dry_run)
+    soup_record = None
+    if soup:
+        final, soup_record = _soup_stage(run, game, flags, out_dir, final, soup,
+                                         recipe.soup_dev or recipe.dev, workers, ledger, dry_run)
     evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
     if dry_run:
         return None
@@ -373,6 +395,8 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         results["generations"] = loop
     if dmc_record is not None:
         results["dmc"] = dmc_record
+    if soup_record is not None:
+        results["soup"] = soup_record
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
     if ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
@@ -552,16 +576,54 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
     return student, record
 
 
+def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
+                dry_run) -> tuple[Path, dict | None]:
+    """The soup stage (Recipe.soup_dev): `openlandlord soup` of `parts` into OUT/student-soup,
+    then the soup against `start` (through a copy in OUT/soup-start: the ship may replace the
+    folder it started from) on `dev`. -> the student to ship (the soup if it beats the start,
+    else the start's copy) and the stage's record."""
+    from openlandlord.distill.soup import check_parts
+    from openlandlord.model.checkpoint import copy_checkpoint, read_meta
+    student, anchor = out_dir / "student-soup", out_dir / "soup-start"
+    if dry_run:
+        run.step("soup", _cli("soup", "--out", student, *parts), False)
+        _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev, None, workers,
+                      ledger, True)
+        return student, None
+    if not (anchor / "config.json").exists():
+        copy_checkpoint(start, anchor)
+    start_sha = read_meta(str(anchor))["weights_sha256"]
+    records, shared = check_parts([str(p) for p in parts])
+    # Fine-tunes of this start: by its weights where the parts recorded them, else its folder.
+    if shared["weights_sha256"] is not None:
+        ours = shared["weights_sha256"] == start_sha
+    else:
+        ours = (ROOT / shared["init"]).resolve() == start.resolve()
+    if not ours:
+        raise UserError(f"--soup: the students were fine-tuned from {shared['init']}, not from "
+                        f"{_arg(start)}, the student this ship starts the soup from")
+    run.step("soup", _cli("soup", "--out", student, *parts), (student / "config.json").exists())
+    figures = _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev,
+                            out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger,
+                            False)
+    beats = _beats(figures)
+    shipped = student if beats else anchor
+    return shipped, {"from": _arg(start), "start_weights_sha256": start_sha,
+                     "parts": records, "student": _arg(student), "vs_start": figures,
+                     "beats_start": beats, "shipped": "the soup" if beats else "its start"}
+
+
 def _head_to_head(run, name, game, flags, student, opponent, dev, path, workers, ledger,
                   dry_run) -> dict | None:
     """The step `name`: `student` against the student `opponent` on the deals `dev` (mirrored,
     eval seed 0) into `path`; -> its figures (None on a dry run)."""
     if not dry_run:
         path.parent.mkdir(parents=True, exist_ok=True)
+    json_args = ["--json", path] if path is not None else []
     run.step(name, _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
                         "--opponent", f"student:{_arg(opponent)}", *dev, "--seed", 0,
-                        "--workers", workers, "--json", path, "--ledger", Path(ledger).resolve()),
-             path.exists())
+                        "--workers", workers, *json_args, "--ledger", Path(ledger).resolve()),
+             path is not None and path.exists())
     return None if dry_run else _figures(path)
 
 
@@ -642,6 +704,13 @@ def _counts(text: str) -> tuple:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _folders(text: str) -> list:
+    found = [part for part in text.split(",") if part.strip()]
+    if not found:
+        raise argparse.ArgumentTypeError("expected comma-separated folders")
+    return found
+
+
 def main(argv=None, prog: str = "openlandlord ship") -> int:
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("--game", choices=GAMES, default="doudizhu")
@@ -681,6 +750,10 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
                         "Shengji tractor's trump ranks, Shengji classic's 128-world teacher) "
                         "from this student (a shipped one: "
                         "no teacher or mix rounds; default: the last mix round's student)")
+    p.add_argument("--soup", type=_folders, default=None, metavar="DIR,DIR,...",
+                   help="students fine-tuned from the student this ship would ship (with --from: "
+                        "that student); their mean (`openlandlord soup`) ships instead if it beats "
+                        "it head to head on the dev deals (with --from, only this stage runs)")
     args = p.parse_args(argv)
     given = {k: v for k, v in game_options(args.game, args).items() if getattr(args, k, None) is not None}
     ship_dir = args.ship or (str(Path(args.out) / "shipped") if args.quick
@@ -691,7 +764,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
         ship(args.game, args.out, ship_dir, quick=args.quick, seed=args.seed, workers=args.workers,
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
              epochs=args.epochs, dry_run=args.dry_run, force=args.force, from_dir=args.from_dir,
-             generations=args.generations, dmc=args.dmc,
+             generations=args.generations, dmc=args.dmc, soup=args.soup,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

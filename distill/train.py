@@ -29,6 +29,7 @@ and metrics.jsonl), checkpoints.py (epoch checkpoints, --resume, the run lock), 
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -90,6 +91,20 @@ def start_from(trainer, directory: str, mcfg) -> None:
                         f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...)")
     trainer.model.update(model.parameters())
     mx.eval(trainer.model.parameters())
+
+
+def _init_weights_sha256(cfg, resume_dir: Path | None) -> str | None:
+    """The weights' SHA-256 of the student a run starts from (`init`): read from the start
+    for a fresh run, from the run's own last epoch for a resumed one."""
+    from openlandlord.model.checkpoint import read_meta
+    if not cfg.init:
+        return None
+    if resume_dir is not None:
+        try:
+            return json.loads((resume_dir / "config.json").read_text()).get("init_weights_sha256")
+        except (OSError, ValueError):
+            return None
+    return read_meta(cfg.init).get("weights_sha256")
 
 
 def check_fresh_out(out_dir: Path, force: bool) -> None:
@@ -168,6 +183,12 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash,
              "game_options": ds.game_options, "training": cfg.to_dict(),
              "processes": size}
+    # The start a fine-tune took, by content (its folder may later hold another student: a
+    # soup checks its parts share one start by this). A resumed run keeps what its first
+    # epoch recorded: the start's folder may have changed since.
+    init_sha = _init_weights_sha256(cfg, resume_dir if resume_state is not None else None)
+    if init_sha:
+        extra["init_weights_sha256"] = init_sha
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
     if start_epoch >= cfg.epochs and rank == 0:
         print(f"{out} has already trained {start_epoch} of {cfg.epochs} epochs: nothing to do "

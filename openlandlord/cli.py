@@ -19,6 +19,7 @@ HANDLERS = {
     ("generate",): "openlandlord.distill.generate:run",
     ("train",): "openlandlord.distill.train:run",
     ("dmc",): "openlandlord.distill.dmc:run",
+    ("soup",): "openlandlord.distill.soup:run",
     ("export",): "openlandlord.export:run",
     ("bench", "referee"): "openlandlord.games.{game}.bench:run",
     ("bench", "latency"): "openlandlord.export.latency:run",
@@ -177,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="continue the run in --out from its last epoch checkpoint")
     train.add_argument("--force", action="store_true",
                        help="replace a finished student or other files in --out (--resume continues a run)")
+
+    soup = command("soup", "average the weights of students fine-tuned from one start (a model soup)",
+                   "openlandlord soup --out runs/soup runs/ft-a runs/ft-b runs/ft-c")
+    soup.add_argument("students", nargs="+", metavar="STUDENT",
+                      help="student folders, each fine-tuned from the same start (train --set init=DIR)")
+    soup.add_argument("--out", required=True, help="checkpoint folder of the soup")
+    soup.add_argument("--force", action="store_true", help="replace an existing --out")
 
     dmc = command("dmc", "fine-tune a student by Deep Monte-Carlo self-play (DouZero's method)",
                   "openlandlord dmc --init data/models/doudizhu --out runs/dmc --decisions 2000000")

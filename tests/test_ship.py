@@ -324,3 +324,61 @@ def test_classic_dmc_stage_learns_declarations_and_burial_with_the_play_kept(tmp
     assert set(results["eval"]["dev"]) == {"rule:expert", "bids"}
     config = json.loads((tmp_path / "shipped" / "config.json").read_text())
     assert config["dmc"]["learn_phases"] == ["bury", "declare"] and config["decisions_learned"] >= 60
+
+
+def _fine_tunes(out, start, tmp_path, seeds):
+    """Tiny fine-tunes of `start` on the quick run's teacher data, one per seed."""
+    from openlandlord.cli import main
+    parts = []
+    for seed in seeds:
+        part = tmp_path / f"ft-{seed}"
+        args = ["train", "--data", str(out / "data" / "teacher"), "--out", str(part), "--epochs", "1",
+                "--set", f"seed={seed}", "--set", f"init={start}", "--set", "lr=0.001"]
+        for item in ship.QUICK["doudizhu"].train_set:
+            args += ["--set", item]
+        assert main(args) == 0
+        parts.append(part)
+    return parts
+
+
+def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(quick, tmp_path, monkeypatch):
+    """`ship --from DIR --soup A,B` (issue 19): only `openlandlord soup` of the fine-tunes and
+    the soup against DIR on the dev deals run, then the usual evals; the soup ships if its CI
+    lies above zero, else DIR's copy; fine-tunes of another student are refused."""
+    out, _ = quick
+    shipped, work = out / "shipped", tmp_path / "s"
+    parts = _fine_tunes(out, shipped, tmp_path, (2, 3))
+    results = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
+                        from_dir=str(shipped), soup=[str(p) for p in parts])
+    kinds = [c.split()[1] for c in results["commands"]]
+    assert kinds == ["soup", "eval"] + ["eval"] * 6
+    assert results["commands"][0].endswith(" ".join(str(p) for p in parts))
+    record = results["soup"]
+    assert [p["student"] for p in record["parts"]] == [str(p) for p in parts]
+    assert record["vs_start"]["opponent"] == f"student:{work / 'soup-start'}"
+    assert record["start_weights_sha256"] == json.loads((shipped / "config.json").read_text())["weights_sha256"]
+    assert "bids" not in results
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    chosen = work / ("student-soup" if record["beats_start"] else "soup-start")
+    assert config == json.loads((chosen / "config.json").read_text())
+    # The same run, its head-to-head now read as a gain: every step is done already, the soup ships.
+    monkeypatch.setattr(ship, "_beats", lambda figures: True)
+    again = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
+                      from_dir=str(shipped), soup=[str(p) for p in parts])
+    # (soup and head-to-head done already; only the soup's own evals, if the start shipped first)
+    ran = set(again["timings_s"]) - set(results["timings_s"])
+    assert len(ran) == (0 if record["beats_start"] else 6)
+    assert all(name.startswith("eval-student-soup-") for name in ran)
+    assert again["soup"]["shipped"] == "the soup"
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert config == json.loads((work / "student-soup" / "config.json").read_text())
+    assert len(config["soup"]) == 2
+    with pytest.raises(UserError, match="not from"):
+        ship.ship("doudizhu", str(tmp_path / "t"), str(tmp_path / "shipped-t"), quick=True,
+                  from_dir=str(out / "student-1"), soup=[str(p) for p in parts])
+    with pytest.raises(UserError, match="two or more"):
+        ship.ship("doudizhu", str(tmp_path / "u"), None, quick=True, dry_run=True,
+                  from_dir=str(shipped), soup=[str(parts[0])])
+    with pytest.raises(UserError, match="choose one stage"):
+        ship.ship("doudizhu", str(tmp_path / "u"), None, quick=True, dry_run=True,
+                  from_dir=str(shipped), soup=[str(p) for p in parts], dmc=10)

@@ -466,7 +466,10 @@ def test_init_starts_from_a_student_and_refuses_another_shape(data, run, tmp_pat
     a, b = weights(run), weights(tmp_path / "tuned")
     for k in a:
         np.testing.assert_array_equal(np.array(a[k]), np.array(b[k]), err_msg=k)
-    assert json.loads((tmp_path / "tuned" / "config.json").read_text())["training"]["init"] == str(run)
+    tuned = json.loads((tmp_path / "tuned" / "config.json").read_text())
+    assert tuned["training"]["init"] == str(run)
+    # The start by content too (a soup checks its parts share one start by it).
+    assert tuned["init_weights_sha256"] == json.loads((run / "config.json").read_text())["weights_sha256"]
     fresh = tiny_config(lr=0.0, min_lr=0.0, weight_decay=0.0, epochs=1)
     tr.train(data, str(tmp_path / "fresh"), fresh, progress=False)
     assert any(not np.array_equal(np.array(a[k]), np.array(weights(tmp_path / "fresh")[k])) for k in a)

@@ -91,7 +91,11 @@ class ShengjiSpec(BaseSpec):
                        # Iterated distillation (issue 19, lever 3; off unless --generations N).
                        generation_values=(("any", 400),), generation_epochs=3,
                        generation_set=("lr=0.0005", "warmup_steps=50"),
-                       generation_dev=("--deal-set", "shengji-allranks-dev-260"))
+                       generation_dev=("--deal-set", "shengji-allranks-dev-260"),
+                       # The soup stage (`ship --soup`): a soup gains about a point over its
+                       # start, which the 520 games of dev-260 cannot resolve (+-1.2); the
+                       # 4,000 games of dev-2000 resolve about +-0.5 (docs/models.md).
+                       soup_dev=("--deal-set", "shengji-allranks-dev-2000"))
     ship_quick_recipe = dict(teacher="pimc:objective=points,worlds=4", deals=2, mix_deals=(),
                              mix_fraction=0.5, epochs=(1,), dev=["--deals", "1"],
                              opponents=("rule:expert",),
@@ -100,7 +104,8 @@ class ShengjiSpec(BaseSpec):
                              fine_option="trump_rank", fine_name="allranks",
                              fine_values=(("any", 2),), fine_epochs=1, fine_set=("lr=0.0005",),
                              generation_values=(("any", 1),), generation_epochs=1,
-                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"))
+                             generation_set=("lr=0.0005",), generation_dev=("--deals", "1"),
+                             soup_dev=("--deals", "1"))
 
     # The full game (`--rules classic`): a generalist over every trump rank (and no trump,
     # which declarations bring), its own dev set, shipped to data/models/shengji-classic.

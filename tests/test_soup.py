@@ -1,0 +1,84 @@
+"""`openlandlord soup`: the soup's weights are the mean of its parts', it records its parts and
+their shared start, and it refuses parts of other model configs, of other starts (by folder,
+or by the recorded weights of the start), a single part and an existing --out."""
+import json
+
+import mlx.core as mx
+import numpy as np
+import pytest
+from mlx.utils import tree_flatten
+
+from openlandlord.cli import main
+from openlandlord.model import LandlordFormerLite, ModelConfig, load_checkpoint, save_checkpoint
+
+
+def student(directory, seed, init="runs/start", init_sha="ab" * 32, **fields):
+    mx.random.seed(seed)
+    config = ModelConfig.for_features("shengji", **{"d_model": 16, "heads": 2, "ff": 32, "layers": 1,
+                                                    "adapter_rank": 2, **fields})
+    model = LandlordFormerLite(config)
+    mx.eval(model.parameters())
+    extra = {"training": {"init": init, "seed": seed}} if init else {}
+    if init_sha:
+        extra["init_weights_sha256"] = init_sha
+    save_checkpoint(str(directory), model, config, extra)
+    return dict(tree_flatten(model.parameters()))
+
+
+def test_soup_is_the_mean_of_its_parts(tmp_path, capsys):
+    a = student(tmp_path / "a", 1)
+    b = student(tmp_path / "b", 2)
+    c = student(tmp_path / "c", 3)
+    assert main(["soup", "--out", str(tmp_path / "abc"), *(str(tmp_path / x) for x in "abc")]) == 0
+    assert "soup of 3 students (fine-tuned from runs/start)" in capsys.readouterr().out
+    model, _, meta = load_checkpoint(str(tmp_path / "abc"))
+    got = dict(tree_flatten(model.parameters()))
+    assert set(got) == set(a)
+    assert any(not np.allclose(a[k], b[k]) for k in a)
+    for k in a:
+        want = (np.array(a[k]) + np.array(b[k]) + np.array(c[k])) / 3
+        np.testing.assert_allclose(np.array(got[k]), want, rtol=1e-5, atol=1e-7)
+    assert meta["soup_start"] == {"init": "runs/start", "weights_sha256": "ab" * 32}
+    assert [p["student"] for p in meta["soup"]] == [str(tmp_path / x) for x in "abc"]
+    for part in meta["soup"]:
+        recorded = json.loads((tmp_path / part["student"][-1] / "config.json").read_text())
+        assert part["weights_sha256"] == recorded["weights_sha256"]
+        assert part["training"]["seed"] == recorded["training"]["seed"]
+    assert meta["git_sha"]
+
+
+@pytest.mark.parametrize("other, message", [
+    (dict(ff=64), "model config differs"),
+    (dict(init="runs/elsewhere", init_sha=None), "different starts"),
+    (dict(init_sha="cd" * 32), "whose weights differ"),
+    (dict(init=None, init_sha=None), "records no start"),
+])
+def test_soup_refuses_parts_it_cannot_average(tmp_path, capsys, other, message):
+    student(tmp_path / "a", 1)
+    student(tmp_path / "b", 2, **other)
+    assert main(["soup", "--out", str(tmp_path / "ab"), str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "ab").exists()
+
+
+def test_soup_matches_starts_by_content_across_folders(tmp_path):
+    """The same start copied to another folder is the same start (its weights' SHA-256)."""
+    student(tmp_path / "a", 1, init="runs/start")
+    student(tmp_path / "b", 2, init="copies/start")
+    assert main(["soup", "--out", str(tmp_path / "ab"), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+
+
+def test_soup_refuses_one_part_the_same_part_twice_and_an_existing_out(tmp_path, capsys):
+    student(tmp_path / "a", 1)
+    student(tmp_path / "b", 2)
+    assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "a")]) == 2
+    assert "two or more" in capsys.readouterr().err
+    assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "a"), str(tmp_path / "a")]) == 2
+    assert "named twice" in capsys.readouterr().err
+    assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    before = (tmp_path / "s" / "config.json").read_text()
+    assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "b"), str(tmp_path / "a")]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (tmp_path / "s" / "config.json").read_text() == before
+    assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "b"), str(tmp_path / "a"), "--force"]) == 0
