@@ -20,9 +20,10 @@ TRAINER_STATE = "trainer.json"
 OPTIMIZER = "optimizer.safetensors"
 
 
-def save_epoch(out: Path, trainer: Trainer, state: dict, extra: dict) -> Path:
+def save_epoch(out: Path, trainer: Trainer, state: dict, extra: dict, git_sha: str | None = None) -> Path:
     """Write the epoch's checkpoint under a temporary name, then rename it into place and
-    repoint `last`, so an interrupted write never leaves a half checkpoint behind."""
+    repoint `last`, so an interrupted write never leaves a half checkpoint behind. `git_sha`:
+    the code the run started with (save_checkpoint)."""
     import mlx.core as mx
     from mlx.utils import tree_flatten
     from openlandlord.model import save_checkpoint
@@ -31,7 +32,7 @@ def save_epoch(out: Path, trainer: Trainer, state: dict, extra: dict) -> Path:
     tmp = out / f".{name}.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
-    save_checkpoint(str(tmp), trainer.model, trainer.mcfg, extra)
+    save_checkpoint(str(tmp), trainer.model, trainer.mcfg, extra, git_sha=git_sha)
     mx.save_safetensors(str(tmp / OPTIMIZER), dict(tree_flatten(trainer.optimizer.state)))
     artefacts.write_json(tmp / TRAINER_STATE, state, sort_keys=True)
     final = out / name

@@ -439,6 +439,9 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         if not resuming:
             check_fresh_out(out_dir, force)
         trainer, init_meta = make_trainer(cfg, init)
+        # The code that learns: the tree as this run starts (save_checkpoint's git_sha).
+        from openlandlord.provenance import git_sha
+        run_sha = git_sha()
         anchor, anchor_meta = None, {}
         if cfg.anchor:
             from openlandlord.model.checkpoint import read_meta
@@ -489,7 +492,8 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
             artefacts.append_line(out_dir / METRICS, json.dumps(row, sort_keys=True))
             state = {"epoch": chunk, "chunk": chunk, "decisions_learned": learned, "dmc": cfg.settings(),
                      "init": init, **weights}
-            save_epoch(out_dir, trainer, state, {**extra, "decisions_learned": learned, "chunk": chunk})
+            save_epoch(out_dir, trainer, state, {**extra, "decisions_learned": learned, "chunk": chunk},
+                       git_sha=run_sha)
             if chunk % cfg.snapshot_every == 0:
                 from openlandlord.model.checkpoint import copy_checkpoint
                 (out_dir / SNAPSHOTS).mkdir(exist_ok=True)
@@ -502,7 +506,8 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
         if learned >= cfg.decisions:
             from openlandlord.model import save_checkpoint
             save_checkpoint(str(out_dir), trainer.model, trainer.mcfg,
-                            {**extra, "decisions_learned": learned, "chunk": done_chunks})
+                            {**extra, "decisions_learned": learned, "chunk": done_chunks},
+                            git_sha=run_sha)
         return row
 
 

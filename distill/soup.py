@@ -20,6 +20,12 @@ from openlandlord import artefacts
 from openlandlord.errors import UserError
 
 
+def _start(meta: dict) -> str | None:
+    """The folder a student was fine-tuned from: `train`'s training record, or `dmc`'s init."""
+    training = meta.get("training")
+    return training.get("init") if isinstance(training, dict) else meta.get("init")
+
+
 def _part_record(path: str, meta: dict) -> dict:
     training = meta.get("training") or {}
     return {"student": path, "weights_sha256": meta.get("weights_sha256"),
@@ -46,7 +52,7 @@ def check_parts(parts: list[str]) -> tuple[list[dict], dict]:
                             if meta["config"].get(k) != first["config"].get(k))
             raise UserError(f"student {path}: its model config differs from {parts[0]}'s "
                             f"({', '.join(differ)}): a soup averages students of one architecture")
-        start = (meta.get("training") or {}).get("init")
+        start = _start(meta)
         if not start:
             raise UserError(f"student {path} records no start (training init): a soup averages "
                             "fine-tunes of one start, trained with --set init=DIR")

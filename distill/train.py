@@ -143,6 +143,9 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
 
     rank, size = group.rank(), group.size()
     out = str(out_dir)
+    # The code that trains: the tree as the run starts (an edit made while it trains is not
+    # its code), recorded in every checkpoint it writes.
+    run_sha = git_sha()
     if cfg.batch_size % size:
         raise UserError(f"batch_size {cfg.batch_size} is not divisible by the {size} processes")
     ds = dataset.open(data)
@@ -227,10 +230,11 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
         if rank == 0:
             metrics.append(metrics_path, summary)
             state = {"epoch": epoch, "step": trainer.step_count, "training": cfg.to_dict(),
-                     "dataset_manifest_sha256": data_hash, "git_sha": git_sha(),
+                     "dataset_manifest_sha256": data_hash, "git_sha": run_sha,
                      "batch_rule": "distill.batches.epoch_batches(legal counts, training config, epoch)"}
             checkpoints.save_epoch(out_dir, trainer, state,
-                                   {**extra, "epoch": epoch, "metrics": metrics.scalars(summary)})
+                                   {**extra, "epoch": epoch, "metrics": metrics.scalars(summary)},
+                                   git_sha=run_sha)
             # Plotting costs seconds (matplotlib's import): every epoch only in long runs.
             if epoch == last_epoch or elapsed > 30:
                 plot_curves(metrics_path, out_dir / CURVES)
@@ -239,7 +243,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     if rank == 0 and last_epoch == cfg.epochs:
         if summary:
             save_checkpoint(str(out_dir), trainer.model, mcfg,
-                            {**extra, "epoch": cfg.epochs, "metrics": metrics.scalars(summary)})
+                            {**extra, "epoch": cfg.epochs, "metrics": metrics.scalars(summary)},
+                            git_sha=run_sha)
         else:
             checkpoints.repair_final(out_dir)
     return summary

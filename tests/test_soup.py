@@ -69,6 +69,18 @@ def test_soup_matches_starts_by_content_across_folders(tmp_path):
     assert main(["soup", "--out", str(tmp_path / "ab"), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
 
 
+def test_soup_reads_the_start_of_a_dmc_student(tmp_path):
+    """`openlandlord dmc` records its start at the top level (`init`), not in a training record."""
+    student(tmp_path / "a", 1)
+    mx.random.seed(2)
+    config = ModelConfig.for_features("shengji", d_model=16, heads=2, ff=32, layers=1, adapter_rank=2)
+    model = LandlordFormerLite(config)
+    mx.eval(model.parameters())
+    save_checkpoint(str(tmp_path / "d"), model, config,
+                    {"training": "dmc", "init": "runs/start", "init_weights_sha256": "ab" * 32})
+    assert main(["soup", "--out", str(tmp_path / "ad"), str(tmp_path / "a"), str(tmp_path / "d")]) == 0
+
+
 def test_soup_refuses_one_part_the_same_part_twice_and_an_existing_out(tmp_path, capsys):
     student(tmp_path / "a", 1)
     student(tmp_path / "b", 2)

@@ -558,3 +558,22 @@ def test_max_hand_trains_on_the_endgame_only(data):
     for bad in (-1, 1.5, True):
         with pytest.raises(UserError, match="max_hand"):
             tiny_config(max_hand=bad)
+
+
+def test_checkpoints_record_the_code_the_run_started_with_regression(data, tmp_path, monkeypatch):
+    """A run records the git SHA of the tree it started with in every checkpoint, not the tree
+    at the time of saving (regression: a commit or an edit made while a student trained was
+    recorded as the code that trained it)."""
+    from openlandlord import provenance
+    calls = []
+
+    def sha():
+        calls.append(1)
+        return "a" * 40 if len(calls) == 1 else "b" * 40 + "-dirty"
+    monkeypatch.setattr(provenance, "git_sha", sha)
+    out = tmp_path / "run"
+    tr.train(data, str(out), tiny_config(epochs=2), progress=False)
+    assert len(calls) >= 2            # the tree was read again after the start
+    assert json.loads((out / "config.json").read_text())["git_sha"] == "a" * 40
+    assert json.loads((out / "last" / "config.json").read_text())["git_sha"] == "a" * 40
+    assert json.loads((out / "last" / "trainer.json").read_text())["git_sha"] == "a" * 40

@@ -29,11 +29,17 @@ WEIGHTS = "weights.safetensors"
 CONFIG = "config.json"
 
 
-def save_checkpoint(directory: str, model: LandlordFormerLite, config: ModelConfig, extra: dict | None = None) -> str:
+def save_checkpoint(directory: str, model: LandlordFormerLite, config: ModelConfig, extra: dict | None = None,
+                    git_sha: str | None = None) -> str:
+    """Save `model` with its config.json. `git_sha`: the code that made the weights, where that
+    is not the tree at the time of saving (a training run records the SHA it started at:
+    an edit made while it trains is not its code)."""
     meta = {"architecture": ARCHITECTURE, "game": config.game,
             "feature_version": config.feature_version,
             "num_parameters": num_parameters(model), **stamp()}
     meta.pop("seeds")
+    if git_sha is not None:
+        meta["git_sha"] = git_sha
     clash = sorted(set(extra or {}) & (set(meta) | {"config"}))
     if clash:
         raise UserError(f"checkpoint extra keys clash with reserved ones: {', '.join(clash)}")
