@@ -74,6 +74,9 @@ class DoudizhuSpec(BaseSpec):
                        # drifted to always call, rob and double, and learning the bids by
                        # self-play in every flow in turn lost the play's gain (docs/dmc.md).
                        dmc_dev=("--deals", "3000"), dmc_anchor="bidding=call-rob,points",
+                       # The soup stage (`ship --soup`): its head-to-head on the same 3,000
+                       # ad-hoc dev deals (a soup moves the score by less than dev-300 resolves).
+                       soup_dev=("--deals", "3000"),
                        protocol_opponents=("rlcard",))
     ship_quick_recipe = dict(teacher="pimc:worlds=4", deals=4, mix_deals=(4,), mix_fraction=0.5,
                              epochs=(1, 1), dev=["--deals", "1"],
