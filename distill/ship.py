@@ -291,11 +291,6 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     if soup and dmc:
         raise UserError("--soup and --dmc: choose one stage (a soup's parts are fine-tunes of the "
                         "student the recipe ships, which the DMC stage would replace)")
-    if soup and len(soup) < 2:
-        raise UserError(f"--soup needs two or more students, got {len(soup)}")
-    for part in soup:
-        if not (part / "config.json").is_file():
-            raise UserError(f"--soup {part}: no student there (no config.json)")
     if from_dir is not None:
         if not recipe.fine_values and not dmc and not soup:
             raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
@@ -585,27 +580,20 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
     from openlandlord.distill.soup import check_parts
     from openlandlord.model.checkpoint import copy_checkpoint, read_meta
     student, anchor = out_dir / "student-soup", out_dir / "soup-start"
-    if dry_run:
-        run.step("soup", _cli("soup", "--out", student, *parts), False)
-        _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev, None, workers,
-                      ledger, True)
-        return student, None
-    if not (anchor / "config.json").exists():
+    if not dry_run and not (anchor / "config.json").exists():
         copy_checkpoint(start, anchor)
-    start_sha = read_meta(str(anchor))["weights_sha256"]
-    records, shared = check_parts([str(p) for p in parts])
-    # Fine-tunes of this start: by its weights where the parts recorded them, else its folder.
-    if shared["weights_sha256"] is not None:
-        ours = shared["weights_sha256"] == start_sha
-    else:
-        ours = (ROOT / shared["init"]).resolve() == start.resolve()
-    if not ours:
-        raise UserError(f"--soup: the students were fine-tuned from {shared['init']}, not from "
-                        f"{_arg(start)}, the student this ship starts the soup from")
+    # The parts must be fine-tunes of the start (its copy, once made: the ship may since have
+    # replaced the folder it started from); a dry run of a whole recipe has no start yet.
+    reference = anchor if (anchor / "config.json").exists() else start
+    start_sha = read_meta(str(reference))["weights_sha256"] if (reference / "config.json").exists() else None
+    records, _ = check_parts([str(p) for p in parts], base=ROOT,
+                             start=None if start_sha is None else (start, start_sha))
     run.step("soup", _cli("soup", "--out", student, *parts), (student / "config.json").exists())
     figures = _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev,
                             out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger,
-                            False)
+                            dry_run)
+    if dry_run:
+        return student, None
     beats = _beats(figures)
     shipped = student if beats else anchor
     return shipped, {"from": _arg(start), "start_weights_sha256": start_sha,
@@ -619,11 +607,10 @@ def _head_to_head(run, name, game, flags, student, opponent, dev, path, workers,
     eval seed 0) into `path`; -> its figures (None on a dry run)."""
     if not dry_run:
         path.parent.mkdir(parents=True, exist_ok=True)
-    json_args = ["--json", path] if path is not None else []
     run.step(name, _cli("eval", "--game", game, *flags, "--agent", f"student:{_arg(student)}",
                         "--opponent", f"student:{_arg(opponent)}", *dev, "--seed", 0,
-                        "--workers", workers, *json_args, "--ledger", Path(ledger).resolve()),
-             path is not None and path.exists())
+                        "--workers", workers, "--json", path, "--ledger", Path(ledger).resolve()),
+             path.exists())
     return None if dry_run else _figures(path)
 
 

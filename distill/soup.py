@@ -35,9 +35,12 @@ def _part_record(path: str, meta: dict) -> dict:
             "training": training}
 
 
-def check_parts(parts: list[str]) -> tuple[list[dict], dict]:
-    """Each part's config.json, checked to be soup-able together; -> (their records, the start
-    they share: its folder `init` and, where recorded, its `weights_sha256`)."""
+def check_parts(parts: list[str], start: tuple | None = None, base: Path | None = None
+                ) -> tuple[list[dict], dict]:
+    """Each part's config.json, checked to be soup-able together, and with `start` (FOLDER,
+    WEIGHTS_SHA256) to be fine-tunes of that student (a recorded `init` folder is read
+    relative to `base`, default the working folder); -> (their records, the start they share:
+    its folder `init` and, where recorded, its `weights_sha256`)."""
     from openlandlord.model.checkpoint import read_meta
     if len(parts) < 2:
         raise UserError(f"a soup needs two or more students, got {len(parts)}")
@@ -52,25 +55,30 @@ def check_parts(parts: list[str]) -> tuple[list[dict], dict]:
                             if meta["config"].get(k) != first["config"].get(k))
             raise UserError(f"student {path}: its model config differs from {parts[0]}'s "
                             f"({', '.join(differ)}): a soup averages students of one architecture")
-        start = _start(meta)
-        if not start:
+        init = _start(meta)
+        if not init:
             raise UserError(f"student {path} records no start (training init): a soup averages "
                             "fine-tunes of one start, trained with --set init=DIR")
-        starts.add(str(start))
+        starts.add(str(init))
         shas.add(meta.get("init_weights_sha256"))
         records.append(_part_record(path, meta))
-    # The start by content where every part recorded it (train records its weights' SHA-256),
-    # else by folder; a recorded content must agree either way.
-    if None not in shas:
-        same = len(shas) == 1
-    else:
-        same = len(starts) == 1 and len(shas - {None}) <= 1
-    if not same:
+    # The start by content where the parts recorded it (train records its weights' SHA-256),
+    # by folder where one did not.
+    recorded = shas - {None}
+    if len(recorded) > 1 or (None in shas and len(starts) > 1):
         raise UserError(f"the students were fine-tuned from different starts ({', '.join(sorted(starts))}"
-                        f"{'' if len(shas - {None}) <= 1 else ', whose weights differ'}): "
+                        f"{', whose weights differ' if len(recorded) > 1 else ''}): "
                         "a soup averages fine-tunes of one start")
-    found = shas - {None}
-    return records, {"init": sorted(starts)[0], "weights_sha256": found.pop() if found else None}
+    shared = {"init": sorted(starts)[0], "weights_sha256": recorded.pop() if recorded else None}
+    if start is not None:
+        folder, sha = start
+        if shared["weights_sha256"] is not None:
+            ours = shared["weights_sha256"] == sha
+        else:
+            ours = (Path(base or ".") / shared["init"]).resolve() == Path(folder).resolve()
+        if not ours:
+            raise UserError(f"the students were fine-tuned from {shared['init']}, not from {folder}")
+    return records, shared
 
 
 def soup(parts: list[str], out: str, force: bool = False) -> dict:
@@ -80,7 +88,7 @@ def soup(parts: list[str], out: str, force: bool = False) -> dict:
     from mlx.utils import tree_flatten, tree_unflatten
 
     from openlandlord.model.checkpoint import load_checkpoint, read_meta, save_checkpoint
-    records, start = check_parts(parts)
+    records, shared = check_parts(parts)
     out_path = Path(out)
     with artefacts.exclusive(out_path.resolve(), "--out"):
         artefacts.check_output(out, "--out", directory=True, force=force)
@@ -90,10 +98,10 @@ def soup(parts: list[str], out: str, force: bool = False) -> dict:
         model, config, _ = models[0]
         model.update(tree_unflatten(list(mean.items())))
         mx.eval(model.parameters())
-        extra = {"soup": records, "soup_start": start,
-                 "game_options": sorted({tuple(sorted(o.items())) for _, _, meta in models
-                                         for o in meta.get("game_options") or []})}
-        extra["game_options"] = [dict(o) for o in extra["game_options"]]
+        options = []
+        for _, _, meta in models:
+            options += [o for o in meta.get("game_options") or [] if o not in options]
+        extra = {"soup": records, "soup_start": shared, "game_options": options}
         with artefacts.staged_folder(out_path, force=True) as tmp:
             save_checkpoint(str(tmp), model, config, extra)
         return read_meta(out)

@@ -29,7 +29,6 @@ and metrics.jsonl), checkpoints.py (epoch checkpoints, --resume, the run lock), 
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
 import time
@@ -77,13 +76,13 @@ def train(data: str, out: str, cfg: TrainConfig, resume: bool = False,
 _UNFINISHED = re.compile(r"^(metrics\.jsonl|curves\.png|\.epoch-\d{4}\.tmp|\.last\.tmp|\..*\.tmp-\d+.*)$")
 
 
-def start_from(trainer, directory: str, mcfg) -> None:
+def start_from(trainer, directory: str, mcfg) -> dict:
     """The run's model takes the weights of the student in `directory` (config `init`), whose
-    model config must be the run's: a fine-tune continues that student."""
+    model config must be the run's: a fine-tune continues that student. -> its config.json."""
     import mlx.core as mx
 
     from openlandlord.model import load_checkpoint
-    model, config, _ = load_checkpoint(directory)
+    model, config, meta = load_checkpoint(directory)
     mine, theirs = mcfg.to_dict(), config.to_dict()
     if mine != theirs:
         diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
@@ -91,20 +90,7 @@ def start_from(trainer, directory: str, mcfg) -> None:
                         f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...)")
     trainer.model.update(model.parameters())
     mx.eval(trainer.model.parameters())
-
-
-def _init_weights_sha256(cfg, resume_dir: Path | None) -> str | None:
-    """The weights' SHA-256 of the student a run starts from (`init`): read from the start
-    for a fresh run, from the run's own last epoch for a resumed one."""
-    from openlandlord.model.checkpoint import read_meta
-    if not cfg.init:
-        return None
-    if resume_dir is not None:
-        try:
-            return json.loads((resume_dir / "config.json").read_text()).get("init_weights_sha256")
-        except (OSError, ValueError):
-            return None
-    return read_meta(cfg.init).get("weights_sha256")
+    return meta
 
 
 def check_fresh_out(out_dir: Path, force: bool) -> None:
@@ -166,10 +152,15 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
                       loss=make_loss_fn(cfg.regret_weight))
     # The regret term's targets are made per batch, only for a run that uses the term.
     regret_temperature = game_spec(ds.game).teacher_temperature if cfg.regret_weight > 0 else None
+    # The start a fine-tune took, by content (its folder may later hold another student: a
+    # soup checks its parts share one start by this); a resumed run keeps what its trainer
+    # state recorded, since the start's folder may have changed since.
+    init_sha = None
     if resume_state is not None:
         checkpoints.restore(trainer, resume_dir)
+        init_sha = resume_state.get("init_weights_sha256")
     elif cfg.init:
-        start_from(trainer, cfg.init, mcfg)
+        init_sha = start_from(trainer, cfg.init, mcfg).get("weights_sha256")
     tokens = mcfg.max_state_tokens if cfg.compile else None
     metrics_path = out_dir / metrics.METRICS
     if rank == 0:
@@ -186,10 +177,6 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     extra = {"dataset": str(data), "dataset_manifest_sha256": data_hash,
              "game_options": ds.game_options, "training": cfg.to_dict(),
              "processes": size}
-    # The start a fine-tune took, by content (its folder may later hold another student: a
-    # soup checks its parts share one start by this). A resumed run keeps what its first
-    # epoch recorded: the start's folder may have changed since.
-    init_sha = _init_weights_sha256(cfg, resume_dir if resume_state is not None else None)
     if init_sha:
         extra["init_weights_sha256"] = init_sha
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
@@ -231,6 +218,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
             metrics.append(metrics_path, summary)
             state = {"epoch": epoch, "step": trainer.step_count, "training": cfg.to_dict(),
                      "dataset_manifest_sha256": data_hash, "git_sha": run_sha,
+                     "init_weights_sha256": init_sha,
                      "batch_rule": "distill.batches.epoch_batches(legal counts, training config, epoch)"}
             checkpoints.save_epoch(out_dir, trainer, state,
                                    {**extra, "epoch": epoch, "metrics": metrics.scalars(summary)},
