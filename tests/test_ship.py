@@ -382,3 +382,25 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
     with pytest.raises(UserError, match="choose one stage"):
         ship.ship("doudizhu", str(tmp_path / "u"), None, quick=True, dry_run=True,
                   from_dir=str(shipped), soup=[str(p) for p in parts], dmc=10)
+
+
+@pytest.mark.parametrize("game,options", [("doudizhu", {}), ("shengji", {}),
+                                          ("shengji", {"rules": "classic", "trump_rank": "any"})])
+def test_every_recipe_dev_deal_set_is_a_dev_set_of_its_game_and_rules(game, options):
+    """A recipe chooses on dev deals only: every committed deal set its dev, generation, soup,
+    DMC and bids stages name is a `dev` set of the recipe's game with the recipe's rules (the
+    classic recipe's soup stage once fell back to the coarse dev-260; now the bids dev set)."""
+    from openlandlord.eval import dealsets
+    recipe = ship.recipe_for(game, options)
+    flags = [tuple(recipe.dev), recipe.generation_dev, recipe.soup_dev, recipe.dmc_dev,
+             *(f for _, f in recipe.bid_dev)]
+    named = [f[i + 1] for f in flags for i, a in enumerate(f) if a == "--deal-set"]
+    assert named
+    rules = dict(recipe.options).get("rules", "tractor") if game == "shengji" else None
+    for name in named:
+        _, set_game, purpose, _, set_options = dealsets.COMMITTED[name]
+        assert (set_game, purpose) == (game, "dev"), name
+        if rules:
+            assert set_options.get("rules", "tractor") == rules, name
+    if options.get("rules") == "classic":
+        assert recipe.soup_dev == ("--deal-set", "shengji-classic-bids-dev-1500")

@@ -140,7 +140,11 @@ class ShengjiSpec(BaseSpec):
                                bid_final=(("", ("--deal-set", "shengji-classic-bids-test-6000")),),
                                dmc_dev=("--deals", "1500"), dmc_learn_phases="bury,declare",
                                dmc_flags=("--lr", "5e-5", "--epsilon", "0.03", "--chunk", "4096",
-                                          "--anchor-share", "0.5", "--snapshot-every", "15"))
+                                          "--anchor-share", "0.5", "--snapshot-every", "15"),
+                               # The soup stage (`ship --soup`): the classic dev-260's 520 games
+                               # resolve about +-1.8 points, more than a soup gains; the 3,000
+                               # games of the classic bids dev set (every rank) about +-0.7.
+                               soup_dev=("--deal-set", "shengji-classic-bids-dev-1500"))
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
                                      fine_name="w128", fine_values=(("any", 1),),
                                      fine_teacher="pimc:objective=points,worlds=4",
