@@ -575,7 +575,8 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
                 dry_run) -> tuple[Path, dict | None]:
     """The soup stage (Recipe.soup_dev): `openlandlord soup` of `parts` into OUT/student-soup,
     then the soup against `start` (through a copy in OUT/soup-start: the ship may replace the
-    folder it started from) on `dev`. -> the student to ship (the soup if it beats the start,
+    folder it started from) on `dev`; its val metrics are measured on the first part's
+    dataset where that is still here. -> the student to ship (the soup if it beats the start,
     else the start's copy) and the stage's record."""
     from openlandlord.distill.soup import check_parts
     from openlandlord.model.checkpoint import copy_checkpoint, read_meta
@@ -588,7 +589,11 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
     start_sha = read_meta(str(reference))["weights_sha256"] if (reference / "config.json").exists() else None
     records, _ = check_parts([str(p) for p in parts], base=ROOT,
                              start=None if start_sha is None else (start, start_sha))
-    run.step("soup", _cli("soup", "--out", student, *parts), (student / "config.json").exists())
+    # Measured as train measures a student (val_top1, ...) on the val split of the first
+    # part's dataset, where it recorded one that is still here (a DMC part trained on none).
+    data = records[0].get("dataset")
+    measure = ("--data", data) if data and (ROOT / data / "manifest.json").exists() else ()
+    run.step("soup", _cli("soup", "--out", student, *measure, *parts), (student / "config.json").exists())
     figures = _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev,
                             out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger,
                             dry_run)

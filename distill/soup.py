@@ -81,9 +81,29 @@ def check_parts(parts: list[str], start: tuple | None = None, base: Path | None 
     return records, shared
 
 
-def soup(parts: list[str], out: str, force: bool = False) -> dict:
+def val_metrics(model, config, data: str, training: dict) -> dict:
+    """The val split's metrics of `model` on the dataset `data` (train's own measure, at the
+    policy target temperature of `training`, a part's training record), with the dataset and
+    its manifest's SHA-256: what a trained student records, for a student no run trained."""
+    import mlx.core as mx
+
+    from openlandlord.distill import dataset
+    from openlandlord.distill.batches import load_split
+    from openlandlord.distill.config import TrainConfig
+    from openlandlord.distill.metrics import evaluate
+    ds = dataset.open(data)
+    if ds.game != config.game:
+        raise UserError(f"--data {data} holds {ds.game} decisions, the students play {config.game}")
+    cfg = TrainConfig(target_temperature=training.get("target_temperature"))
+    samples = load_split(ds, "val", 0, 1, cfg.target_temperature)
+    metrics = evaluate(model, samples, cfg, config, mx.distributed.init())   # none: val_decisions 0
+    return {"metrics": metrics, "dataset": data, "dataset_manifest_sha256": ds.manifest_sha256}
+
+
+def soup(parts: list[str], out: str, force: bool = False, data: str | None = None) -> dict:
     """Write the mean of the students `parts` to the checkpoint folder `out` (replaced only
-    with `force`); -> its config.json."""
+    with `force`), with its val metrics on the dataset `data` where given; -> its
+    config.json."""
     import mlx.core as mx
     from mlx.utils import tree_flatten, tree_unflatten
 
@@ -102,12 +122,21 @@ def soup(parts: list[str], out: str, force: bool = False) -> dict:
         for _, _, meta in models:
             options += [o for o in meta.get("game_options") or [] if o not in options]
         extra = {"soup": records, "soup_start": shared, "game_options": options}
+        if data:
+            training = records[0]["training"]
+            extra.update(val_metrics(model, config, data, training if isinstance(training, dict) else {}))
         with artefacts.staged_folder(out_path, force=True) as tmp:
             save_checkpoint(str(tmp), model, config, extra)
         return read_meta(out)
 
 
 def run(args) -> int:
-    meta = soup(args.students, args.out, force=args.force)
+    meta = soup(args.students, args.out, force=args.force, data=args.data)
     print(f"soup of {len(meta['soup'])} students (fine-tuned from {meta['soup_start']['init']}) -> {args.out}")
+    m = meta.get("metrics")
+    if m and not m["val_decisions"]:
+        print(f"val: {args.data} has no val decisions to measure the soup on")
+    elif m:
+        print(f"val ({m['val_decisions']:,} decisions of {args.data}): top-1 {m['val_top1']:.3f}, "
+              f"regret {m['val_regret']:.4f}, KL {m['val_kl']:.4f}, value MSE {m['val_value_mse']:.4f}")
     return 0

@@ -185,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="student folders, each fine-tuned from the same start (train --set init=DIR)")
     soup.add_argument("--out", required=True, help="checkpoint folder of the soup")
     soup.add_argument("--force", action="store_true", help="replace an existing --out")
+    soup.add_argument("--data", help="a dataset whose val split the soup is measured on (as train "
+                      "measures a student: val_top1, val_regret, ...), recorded as its metrics")
 
     dmc = command("dmc", "fine-tune a student by Deep Monte-Carlo self-play (DouZero's method)",
                   "openlandlord dmc --init data/models/doudizhu --out runs/dmc --decisions 2000000")

@@ -353,6 +353,10 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
     kinds = [c.split()[1] for c in results["commands"]]
     assert kinds == ["soup", "eval"] + ["eval"] * 6
     assert results["commands"][0].endswith(" ".join(str(p) for p in parts))
+    # measured on the first part's dataset, as train measures a student
+    assert f"--data {out / 'data' / 'teacher'}" in results["commands"][0]
+    soup_config = json.loads((work / "student-soup" / "config.json").read_text())
+    assert soup_config["dataset"] == str(out / "data" / "teacher") and "val_decisions" in soup_config["metrics"]
     record = results["soup"]
     assert [p["student"] for p in record["parts"]] == [str(p) for p in parts]
     assert record["vs_start"]["opponent"] == f"student:{work / 'soup-start'}"

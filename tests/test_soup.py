@@ -12,9 +12,9 @@ from openlandlord.cli import main
 from openlandlord.model import LandlordFormerLite, ModelConfig, load_checkpoint, save_checkpoint
 
 
-def student(directory, seed, init="runs/start", init_sha="ab" * 32, **fields):
+def student(directory, seed, init="runs/start", init_sha="ab" * 32, game="shengji", **fields):
     mx.random.seed(seed)
-    config = ModelConfig.for_features("shengji", **{"d_model": 16, "heads": 2, "ff": 32, "layers": 1,
+    config = ModelConfig.for_features(game, **{"d_model": 16, "heads": 2, "ff": 32, "layers": 1,
                                                     "adapter_rank": 2, **fields})
     model = LandlordFormerLite(config)
     mx.eval(model.parameters())
@@ -94,3 +94,36 @@ def test_soup_refuses_one_part_the_same_part_twice_and_an_existing_out(tmp_path,
     assert "--force" in capsys.readouterr().err
     assert (tmp_path / "s" / "config.json").read_text() == before
     assert main(["soup", "--out", str(tmp_path / "s"), str(tmp_path / "b"), str(tmp_path / "a"), "--force"]) == 0
+
+
+def test_soup_with_data_records_its_val_metrics_as_train_measures_them(tmp_path, capsys):
+    """`soup --data DIR`: the soup's config.json holds the val metrics train would record for
+    it (so a shipped soup's results.json has them), the dataset and its manifest's hash; a
+    dataset of another game is one clear error and nothing is written."""
+    from openlandlord.distill import dataset
+    from openlandlord.distill.batches import load_split
+    from openlandlord.distill.config import TrainConfig
+    from openlandlord.distill.metrics import evaluate
+    data = tmp_path / "data"
+    assert main(["generate", "--game", "doudizhu", "--teacher", "random", "--deals", "12",
+                 "--out", str(data), "--workers", "1", "--seed", "3"]) == 0
+    student(tmp_path / "a", 1, game="doudizhu")
+    student(tmp_path / "b", 2, game="doudizhu")
+    capsys.readouterr()
+    assert main(["soup", "--out", str(tmp_path / "ab"), str(tmp_path / "a"), str(tmp_path / "b"),
+                 "--data", str(data)]) == 0
+    assert "val (" in capsys.readouterr().out
+    model, config, meta = load_checkpoint(str(tmp_path / "ab"))
+    ds = dataset.open(str(data))
+    assert meta["dataset"] == str(data) and meta["dataset_manifest_sha256"] == ds.manifest_sha256
+    want = evaluate(model, load_split(ds, "val"), TrainConfig(), config, mx.distributed.init())
+    assert meta["metrics"]["val_decisions"] == want["val_decisions"] > 0
+    for key in ("val_top1", "val_regret", "val_kl", "val_value_mse"):
+        assert meta["metrics"][key] == pytest.approx(want[key], rel=1e-4, abs=1e-6)
+    student(tmp_path / "c", 1)
+    student(tmp_path / "d", 2)
+    assert main(["soup", "--out", str(tmp_path / "cd"), str(tmp_path / "c"), str(tmp_path / "d"),
+                 "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "holds doudizhu decisions" in err and err.count("\n") == 1
+    assert not (tmp_path / "cd").exists()
