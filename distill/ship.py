@@ -15,7 +15,10 @@ The recipe (the reference study's is one mix round of 500 deals):
    bids against the rule bot's on each flow's dev set, and Shengji `tractor`'s trump ranks;
    `--from DIR` starts there, from a shipped student, skipping steps 1-3);
    (`--soup DIR,...`: the mean of those fine-tunes of the last student ships instead, if it
-   beats that student head to head on the dev deals; with `--from`, only this stage runs);
+   beats that student head to head on the dev deals; with `--from`, only this stage runs;
+   `--soup-parts N`: the last training stage, the fine-tuning round's fine-tune or the DMC
+   run, is made N times with seeds SEED..SEED+N-1 from the same start, and their mean ships
+   if it beats that start head to head on the dev deals, else the start ships);
 5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
 6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
@@ -228,7 +231,8 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
          mix_deals: tuple | None = None, epochs: tuple | None = None,
          dry_run: bool = False, options: dict | None = None, force: bool = False,
          from_dir: str | None = None, generations: int | None = None,
-         dmc: int | None = None, soup: list | None = None) -> dict | None:
+         dmc: int | None = None, soup: list | None = None,
+         soup_parts: int | None = None) -> dict | None:
     """Run (or finish) every step; returns the results written next to the shipped student.
     OUT and SHIP are locked for the run; a SHIP folder that holds something other than an
     earlier ship from this OUT (say, the committed student) is replaced only with `force`.
@@ -237,9 +241,12 @@ def ship(game: str, out: str, ship_dir: str | None, quick: bool = False, seed: i
     `dmc`: decisions of the DMC stage (default: the recipe's; with `from_dir`, the DMC stage
     alone runs, from that student).
     `soup`: student folders, fine-tuned from the student to ship, whose mean ships instead if
-    it beats that student (with `from_dir`, the soup stage alone runs)."""
+    it beats that student (with `from_dir`, the soup stage alone runs).
+    `soup_parts`: make the last training stage (the DMC stage where it runs, else the
+    fine-tuning round's fine-tune) that many times, seeds `seed` on, from the same start; their
+    mean ships if it beats that start, else the start ships."""
     args = (game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-            dry_run, options, force, from_dir, generations, dmc, soup)
+            dry_run, options, force, from_dir, generations, dmc, soup, soup_parts)
     if dry_run:
         return _ship(*args)
     with artefacts.exclusive(Path(out).resolve(), "--out"):
@@ -265,7 +272,8 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 
 
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
-          dry_run, options, force, from_dir, generations=None, dmc=None, soup=None) -> dict | None:
+          dry_run, options, force, from_dir, generations=None, dmc=None, soup=None,
+          soup_parts=None) -> dict | None:
     recipes = QUICK if quick else RECIPES
     if game not in recipes:
         raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
@@ -291,6 +299,18 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     if soup and dmc:
         raise UserError("--soup and --dmc: choose one stage (a soup's parts are fine-tunes of the "
                         "student the recipe ships, which the DMC stage would replace)")
+    if soup_parts is not None:
+        if soup_parts < 2:
+            raise UserError(f"--soup-parts needs 2 or more parts, got {soup_parts}")
+        if soup:
+            raise UserError("--soup and --soup-parts: choose one (parts made elsewhere, or made here)")
+        stage_dmc = recipe.dmc_decisions if dmc is None else dmc
+        if not stage_dmc and not recipe.fine_values:
+            raise UserError(f"--soup-parts: the {game} recipe has no fine-tuning round or DMC stage "
+                            "to make parts in")
+        if not stage_dmc and (recipe.generations if generations is None else generations):
+            raise UserError("--soup-parts with --generations: the parts of the fine-tuning round "
+                            "would replace the student the generations start from; choose one")
     if from_dir is not None:
         if not recipe.fine_values and not dmc and not soup:
             raise UserError(f"--from: the {game} recipe has no fine-tuning round to start from a student")
@@ -304,6 +324,8 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     steps += [out_dir / f"{kind}-gen-{k}" for kind in ("data", "union", "student")
               for k in range(1, max(recipe.generations, generations or 0) + 1)]
     steps += [out_dir / "student-dmc", out_dir / "student-soup", out_dir / "soup-start"]
+    steps += [out_dir / f"student-{kind}-{k}" for kind in (recipe.fine_name, "dmc")
+              for k in range(2, (soup_parts or 0) + 1)]
     if ship_path is not None and (ship_path == out_dir or any(ship_path == d or d in ship_path.parents
                                                               for d in steps)):
         raise UserError(f"--ship {ship_dir} must not be --out {out} or lie in one of its step directories")
@@ -311,17 +333,17 @@ def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_dea
     if dry_run:
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, True, options, data, first, rounds, final, from_dir,
-                      generations, dmc, soup)
+                      generations, dmc, soup, soup_parts)
     with _hold_ship_folder(ship_path, out_dir, force):
         out_dir.mkdir(parents=True, exist_ok=True)
         return _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args,
                       mix_deals, epochs, False, options, data, first, rounds, final, from_dir,
-                      generations, dmc, soup)
+                      generations, dmc, soup, soup_parts)
 
 
 def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final_args, mix_deals,
            epochs, dry_run, options, data, first, rounds, final, from_dir=None,
-           generations=None, dmc=None, soup=None) -> dict | None:
+           generations=None, dmc=None, soup=None, soup_parts=None) -> dict | None:
     """Every step of the recipe, then results.json and the shipped copy."""
     run = Driver(out_dir, dry_run)
     # Seeds: the teacher deals use --seed SEED, mix round R the seed SEED + R (other deals),
@@ -331,6 +353,10 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
              "train": seed, "eval": 0}
     if recipe.fine_values:
         seeds["fine_deals"] = [seed + len(rounds) + 1 + k for k in range(len(recipe.fine_values))]
+    n_parts = soup_parts or 1
+    if soup_parts:
+        # Part k (1-based) of the stage that makes the soup's parts trains with seed SEED + k - 1.
+        seeds["soup_parts"] = [seed + k for k in range(n_parts)]
 
     teacher_data = data / "teacher"
     # Game options (`--bidding`, `--rules`) given to ship go to every generate and eval.
@@ -342,11 +368,16 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     fine = None
     dmc = recipe.dmc_decisions if dmc is None else dmc
     dmc_only = from_dir is not None and (dmc > 0 or bool(soup))
+    # The stage that makes the soup's parts (--soup-parts): its start and its students.
+    part_start, parts = None, []
     if dmc_only:
         final = from_dir
     elif recipe.fine_values:
-        final, fine = _fine_round(run, game, recipe, flags, out_dir, from_dir or final,
-                                  seeds["fine_deals"], seed, workers, dry_run)
+        part_start = from_dir or final
+        parts, fine = _fine_round(run, game, recipe, flags, out_dir, part_start,
+                                  seeds["fine_deals"], seed, workers, dry_run,
+                                  n_parts if not dmc else 1)
+        final = parts[0]
     limit = recipe.generations if generations is None else generations
     loop = None
     if limit and recipe.generation_values and not dmc_only:
@@ -357,12 +388,18 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     dmc_record = None
     if dmc:
         seeds["dmc"] = seed
-        final, dmc_record = _dmc_stage(run, game, recipe, flags, out_dir, final, dmc, seeds, workers,
-                                       ledger, dry_run)
+        part_start = final
+        parts, dmc_record = _dmc_stage(run, game, recipe, flags, out_dir, final, dmc, seeds, workers,
+                                       ledger, dry_run, n_parts)
+        final = parts[0]
     soup_record = None
-    if soup:
-        final, soup_record = _soup_stage(run, game, flags, out_dir, final, soup,
-                                         recipe.soup_dev or recipe.dev, workers, ledger, dry_run)
+    if soup or soup_parts:
+        start, soup = (final, soup) if soup else (part_start, parts)
+        final, soup_record = _soup_stage(run, game, flags, out_dir, start, soup,
+                                         recipe.soup_dev or recipe.dev, workers, ledger, dry_run,
+                                         made_here=bool(soup_parts),
+                                         dataset=out_dir / f"data-{recipe.fine_name}"
+                                         if soup_parts and not dmc else None)
     evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
     if dry_run:
         return None
@@ -433,10 +470,13 @@ def _rounds(run, game, recipe, flags, teacher_data, data, first, rounds, mix_dea
     return previous, round_info
 
 
-def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, workers, dry_run):
+def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, workers, dry_run,
+                parts: int = 1):
     """The fine-tuning round: the teacher's deals of every value of the recipe's
-    `fine_option`, then `start` fine-tuned on them. Returns the new student and the round's
-    record (with the results.json of the student it started from, when that is a shipped one)."""
+    `fine_option`, then `start` fine-tuned on them (`parts` times, seeds `seed` on: the first
+    into OUT/student-NAME, part k into OUT/student-NAME-k). Returns the new students and the
+    round's record (with the results.json of the student it started from, when that is a
+    shipped one)."""
     name = recipe.fine_name
     fine_data = out_dir / f"data-{name}"
     teacher = recipe.fine_teacher or recipe.teacher
@@ -457,15 +497,19 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
             parent["results"] = json.loads((start / "results.json").read_text())
         if not dry_run:
             artefacts.write_json(parent_path, parent, indent=1, sort_keys=True)
-    run.step(f"train-{name}", *_train_command(fine_data, student, recipe.fine_epochs, seed,
-                                              _fine_tune_set(recipe, start) + recipe.fine_set))
+    students = [student] + [out_dir / f"student-{name}-{k}" for k in range(2, parts + 1)]
+    for k, part in enumerate(students):
+        run.step(f"train-{name}" + (f"-{k + 1}" if k else ""),
+                 *_train_command(fine_data, part, recipe.fine_epochs, seed + k,
+                                 _fine_tune_set(recipe, start) + recipe.fine_set))
     record = {"from": _arg(start), "teacher": teacher, "option": recipe.fine_option,
               "values": [list(f) for f in recipe.fine_values],
               "epochs": recipe.fine_epochs, "set": list(recipe.fine_set), "student": _arg(student),
               "parent": parent,
+              **({"parts": [_arg(p) for p in students]} if parts > 1 else {}),
               "datasets": {value: _dataset_counts(fine_data / value) for value, _ in recipe.fine_values
                            if (fine_data / value / "manifest.json").exists()}}
-    return student, record
+    return students, record
 
 
 def _generate_values(run, game, recipe, flags, data_dir, values, seeds, teacher, workers, label,
@@ -542,14 +586,13 @@ def _generations(run, game, recipe, flags, out_dir, start, seeds, seed, workers,
 
 
 def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, workers, ledger,
-               dry_run) -> tuple[Path, dict]:
+               dry_run, parts: int = 1) -> tuple[list, dict]:
     """The DMC stage (Recipe.dmc_decisions): `openlandlord dmc` from `start` into
-    OUT/student-dmc, then that student against `start` on `dmc_dev`."""
+    OUT/student-dmc, then that student against `start` on `dmc_dev`. With `parts` > 1 (the
+    soup's parts, `--soup-parts`): also OUT/student-dmc-K, seed + K - 1, for K = 2..parts, and
+    no head-to-head (the soup plays `start` instead). Returns the students and the record."""
     student = out_dir / "student-dmc"
-    try:
-        learned = json.loads((student / "config.json").read_text()).get("decisions_learned", 0)
-    except (OSError, ValueError):
-        learned = 0
+    students = [student] + [out_dir / f"student-dmc-{k}" for k in range(2, parts + 1)]
     cycle = ("--cycle", recipe.dmc_cycle) if recipe.dmc_cycle else ()
     if recipe.dmc_anchor or recipe.dmc_learn_phases:
         # The anchor is a copy of `start` inside OUT: the ship may later replace `start`.
@@ -559,25 +602,36 @@ def _dmc_stage(run, game, recipe, flags, out_dir, start, decisions, seeds, worke
             copy_checkpoint(start, anchor)
         cycle += (("--anchor", anchor, "--anchor-flows", recipe.dmc_anchor) if recipe.dmc_anchor
                   else ("--anchor", anchor, "--learn-phases", recipe.dmc_learn_phases))
-    run.step("dmc", _cli("dmc", "--game", game, *flags, "--init", start, "--out", student,
-                         "--decisions", decisions, "--seed", seeds["dmc"], *cycle, *recipe.dmc_flags),
-             learned >= decisions)
-    figures = _head_to_head(run, "eval-dmc-vs-start", game, flags, student, start, recipe.dmc_dev,
-                            out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger, dry_run)
+    for k, part in enumerate(students):
+        try:
+            learned = json.loads((part / "config.json").read_text()).get("decisions_learned", 0)
+        except (OSError, ValueError):
+            learned = 0
+        run.step("dmc" + (f"-{k + 1}" if k else ""),
+                 _cli("dmc", "--game", game, *flags, "--init", start, "--out", part,
+                      "--decisions", decisions, "--seed", seeds["dmc"] + k, *cycle, *recipe.dmc_flags),
+                 learned >= decisions)
     record = {"from": _arg(start), "student": _arg(student), "decisions": decisions,
               "metrics": _arg(student / "metrics.jsonl")}
+    if parts > 1:
+        record["parts"] = [_arg(p) for p in students]
+        return students, record
+    figures = _head_to_head(run, "eval-dmc-vs-start", game, flags, student, start, recipe.dmc_dev,
+                            out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger, dry_run)
     if figures is not None:
         record["vs_start"] = figures
-    return student, record
+    return students, record
 
 
 def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
-                dry_run) -> tuple[Path, dict | None]:
+                dry_run, made_here: bool = False, dataset: Path | None = None) -> tuple[Path, dict | None]:
     """The soup stage (Recipe.soup_dev): `openlandlord soup` of `parts` into OUT/student-soup,
     then the soup against `start` (through a copy in OUT/soup-start: the ship may replace the
     folder it started from) on `dev`; its val metrics are measured on the first part's
-    dataset where that is still here. -> the student to ship (the soup if it beats the start,
-    else the start's copy) and the stage's record."""
+    dataset where that is still here. `made_here`: the parts are this run's (`--soup-parts`),
+    so a dry run has none yet to check, and `dataset` is where they train (None: on no
+    dataset, as a DMC part). -> the student to ship (the soup if it beats the
+    start, else the start's copy) and the stage's record."""
     from openlandlord.distill.soup import check_parts
     from openlandlord.model.checkpoint import copy_checkpoint, read_meta
     student, anchor = out_dir / "student-soup", out_dir / "soup-start"
@@ -587,12 +641,16 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
     # replaced the folder it started from); a dry run of a whole recipe has no start yet.
     reference = anchor if (anchor / "config.json").exists() else start
     start_sha = read_meta(str(reference))["weights_sha256"] if (reference / "config.json").exists() else None
-    records, _ = check_parts([str(p) for p in parts], base=ROOT,
-                             start=None if start_sha is None else (start, start_sha))
+    if dry_run and made_here:
+        # Not made yet: nothing to check; the dataset they will record is known.
+        records = [{"dataset": _arg(dataset)} if dataset else {} for _ in parts]
+    else:
+        records, _ = check_parts([str(p) for p in parts], base=ROOT,
+                                 start=None if start_sha is None else (start, start_sha))
     # Measured as train measures a student (val_top1, ...) on the val split of the first
     # part's dataset, where it recorded one that is still here (a DMC part trained on none).
     data = records[0].get("dataset")
-    measure = ("--data", data) if data and (ROOT / data / "manifest.json").exists() else ()
+    measure = ("--data", data) if data and (dry_run and made_here or _is_dataset(ROOT / data)) else ()
     run.step("soup", _cli("soup", "--out", student, *measure, *parts), (student / "config.json").exists())
     figures = _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev,
                             out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger,
@@ -603,7 +661,14 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
     shipped = student if beats else anchor
     return shipped, {"from": _arg(start), "start_weights_sha256": start_sha,
                      "parts": records, "student": _arg(student), "vs_start": figures,
-                     "beats_start": beats, "shipped": "the soup" if beats else "its start"}
+                     "beats_start": beats, "shipped": "the soup" if beats else "its start",
+                     "parts_made_here": made_here}
+
+
+def _is_dataset(path: Path) -> bool:
+    """Whether `path` holds a finished dataset, or the union of some (`dataset.open`)."""
+    return (path / "manifest.json").is_file() or (
+        path.is_dir() and any((p / "manifest.json").is_file() for p in path.iterdir() if p.is_dir()))
 
 
 def _head_to_head(run, name, game, flags, student, opponent, dev, path, workers, ledger,
@@ -742,6 +807,11 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
                         "Shengji tractor's trump ranks, Shengji classic's 128-world teacher) "
                         "from this student (a shipped one: "
                         "no teacher or mix rounds; default: the last mix round's student)")
+    p.add_argument("--soup-parts", type=int, default=None, metavar="N",
+                   help="make the last training stage (the DMC stage where it runs, else the "
+                        "fine-tuning round's fine-tune) N times, seeds SEED..SEED+N-1, from the "
+                        "same start; their mean (`openlandlord soup`) ships if it beats that start "
+                        "head to head on the dev deals, else the start ships")
     p.add_argument("--soup", type=_folders, default=None, metavar="DIR,DIR,...",
                    help="students fine-tuned from the student this ship would ship (with --from: "
                         "that student); their mean (`openlandlord soup`) ships instead if it beats "
@@ -757,6 +827,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
              ledger=args.ledger, final_args=final_args, mix_deals=args.mix_deals,
              epochs=args.epochs, dry_run=args.dry_run, force=args.force, from_dir=args.from_dir,
              generations=args.generations, dmc=args.dmc, soup=args.soup,
+             soup_parts=args.soup_parts,
              options={k: v for k, v in game_options(args.game, args).items()
                       if getattr(args, k, None) is not None})
     except UserError as exc:

@@ -388,6 +388,84 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
                   from_dir=str(shipped), soup=[str(p) for p in parts], dmc=10)
 
 
+def test_soup_parts_fine_tunes_n_parts_in_the_fine_round_and_ships_their_soup_only_if_it_beats_the_start(
+        quick, tmp_path, monkeypatch):
+    """`ship --from DIR --soup-parts 2`: the fine-tuning round trains two students from DIR on
+    its deals (seeds SEED and SEED + 1), their soup (measured on that data) plays DIR's copy on
+    the soup's dev deals and ships only if it beats it, else DIR's copy ships: one command
+    makes a soup that `--soup` needed hand-made parts for."""
+    out, _ = quick
+    shipped, work = out / "shipped", tmp_path / "p"
+    results = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True, seed=7,
+                        from_dir=str(shipped), soup_parts=2)
+    commands = results["commands"]
+    assert [c.split()[1] for c in commands] == ["generate", "generate", "train", "train", "soup",
+                                                "eval"] + ["eval"] * 6
+    first, second = work / "student-bids", work / "student-bids-2"
+    assert f"--out {first} " in commands[2] and "seed=7" in commands[2]
+    assert f"--out {second} " in commands[3] and "seed=8" in commands[3]
+    assert all(f"init={shipped}" in c for c in commands[2:4])
+    assert commands[4] == (f"openlandlord soup --out {work / 'student-soup'} --data {work / 'data-bids'} "
+                           f"{first} {second}")
+    assert results["seeds"]["soup_parts"] == [7, 8]
+    assert results["bids"]["parts"] == [str(first), str(second)]
+    record = results["soup"]
+    assert record["parts_made_here"] and [p["student"] for p in record["parts"]] == [str(first), str(second)]
+    assert record["vs_start"]["opponent"] == f"student:{work / 'soup-start'}"
+    assert record["start_weights_sha256"] == json.loads((shipped / "config.json").read_text())["weights_sha256"]
+    assert results["final_val_metrics"]["val_decisions"] > 0
+    chosen = work / ("student-soup" if record["beats_start"] else "soup-start")
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert config == json.loads((chosen / "config.json").read_text())
+    # Read as a gain, the rerun ships the soup with every training step skipped.
+    monkeypatch.setattr(ship, "_beats", lambda figures: True)
+    again = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True, seed=7,
+                      from_dir=str(shipped), soup_parts=2)
+    assert not {"train-bids", "train-bids-2", "soup"} & (set(again["timings_s"]) - set(results["timings_s"]))
+    assert again["soup"]["shipped"] == "the soup"
+    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+    assert config == json.loads((work / "student-soup" / "config.json").read_text())
+
+
+def test_soup_parts_in_the_dmc_stage_are_dmc_runs_of_successive_seeds(quick, tmp_path):
+    """`ship --from DIR --dmc N --soup-parts 2`: two DMC runs from DIR (seeds SEED, SEED + 1,
+    one anchor), no head-to-head of the first alone, then the soup (no dataset: DMC parts
+    train on none) against DIR's copy."""
+    out, _ = quick
+    shipped, work = out / "shipped", tmp_path / "m"
+    results = ship.ship("doudizhu", str(work), None, quick=True, seed=3, from_dir=str(shipped),
+                        dmc=120, soup_parts=2, dry_run=False)
+    commands = results["commands"]
+    assert [c.split()[1] for c in commands] == ["dmc", "dmc", "soup", "eval"] + ["eval"] * 6
+    assert f"--out {work / 'student-dmc'} " in commands[0] and "--seed 3 " in commands[0]
+    assert f"--out {work / 'student-dmc-2'} " in commands[1] and "--seed 4 " in commands[1]
+    assert all(f"--anchor {work / 'dmc-anchor'} " in c for c in commands[:2])
+    assert "--data" not in commands[2] and results["soup"]["parts_made_here"]
+    assert results["dmc"]["parts"] == [str(work / "student-dmc"), str(work / "student-dmc-2")]
+    assert "vs_start" not in results["dmc"] and "vs_start" in results["soup"]
+
+
+def test_soup_parts_refuses_what_it_cannot_make(quick, tmp_path, monkeypatch):
+    out, _ = quick
+    shipped = str(out / "shipped")
+    with pytest.raises(UserError, match="2 or more parts"):
+        ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, soup_parts=1)
+    with pytest.raises(UserError, match="choose one"):
+        ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, from_dir=shipped,
+                  soup=[shipped, shipped], soup_parts=2)
+    with pytest.raises(UserError, match="--generations"):
+        ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, generations=1,
+                  soup_parts=2)
+    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(ship.QUICK["doudizhu"], fine_values=()))
+    with pytest.raises(UserError, match="no fine-tuning round or DMC stage"):
+        ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, soup_parts=2)
+    # the CLI: a clear one-line error and exit status 2
+    proc = _run("--game", "doudizhu", "--out", str(tmp_path / "b"), "--quick", "--dry-run",
+                "--soup-parts", "1")
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
+        "error: --soup-parts needs 2 or more parts, got 1"]
+
+
 @pytest.mark.parametrize("game,options", [("doudizhu", {}), ("shengji", {}),
                                           ("shengji", {"rules": "classic", "trump_rank": "any"})])
 def test_every_recipe_dev_deal_set_is_a_dev_set_of_its_game_and_rules(game, options):
