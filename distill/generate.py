@@ -21,6 +21,7 @@ and the move encoding are the game spec's.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -379,9 +380,12 @@ def _write_run(out: Path, config: RunConfig, eval_check: dict, workers, backend:
     # (Ray: --workers as given caps the tasks in flight; none given, the cluster decides.)
     from tqdm import tqdm
     with tqdm(total=deals, initial=sum(e["counts"]["deals"] for e in done.values()), unit="deal",
-              desc="generate", disable=not progress) as bar:
-        for _, (entry, blob) in run_tasks(make_shard, tasks, workers=workers, backend=backend,
-                                          address=address, on_progress=bar.update):
+              desc="generate", disable=not progress) as bar, \
+            contextlib.closing(run_tasks(make_shard, tasks, workers=workers, backend=backend,
+                                         address=address, on_progress=bar.update)) as finished:
+        # Closed at once on any exception (an interrupt, a failed write): the workers stop now,
+        # not when the interpreter gets round to it (at exit it waits for their tasks instead).
+        for _, (entry, blob) in finished:
             artefacts.write_bytes(out / shard_name(entry["index"]), blob)
             done[entry["index"]] = entry
     manifest = _manifest(config, [done[i] for i in range(config.num_shards)], git_sha, stamp, eval_check)

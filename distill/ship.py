@@ -175,9 +175,21 @@ class Driver:
             return
         start = time.monotonic()
         # The CLI module, not the `openlandlord` script: the same interpreter, installed or not.
-        proc = subprocess.run([sys.executable, "-m", "openlandlord.cli", *command[1:]], cwd=ROOT)
-        if proc.returncode != 0:
-            raise UserError(f"ship step {name} failed (exit status {proc.returncode}): {text}")
+        proc = subprocess.Popen([sys.executable, "-m", "openlandlord.cli", *command[1:]], cwd=ROOT)
+        try:
+            returncode = proc.wait()
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): the step gets SIGTERM and time to stop its own
+            # workers (SIGKILL would leave them running), then SIGKILL.
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+        if returncode != 0:
+            raise UserError(f"ship step {name} failed (exit status {returncode}): {text}")
         # Seconds of every invocation that ran the step (a resumed step adds up).
         self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - start, 1)
         artefacts.write_json(self.timings_path, self.timings, indent=1, sort_keys=True)

@@ -49,6 +49,7 @@ the play is complete.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -254,12 +255,12 @@ def play_pairs(deal_set: dealsets.DealSet, pairs: list[tuple[str, str]], seed: i
     bar = tqdm(total=total_games, unit="game",
                disable=not progress or None, desc=f"eval {deal_set.game}", file=sys.stderr)
     try:
-        for _, (key, records, timing) in run_tasks(_play_chunk, jobs,
-                                                   workers=cap if backend == "ray" else workers,
-                                                   backend=backend, address=address,
-                                                   on_progress=bar.update,
-                                                   initializer=_fresh_agents):
-            results[key] = (records, timing)
+        # Closed at once on any exception (an interrupt): the workers stop now, not at exit.
+        with contextlib.closing(run_tasks(_play_chunk, jobs, workers=cap if backend == "ray" else workers,
+                                          backend=backend, address=address, on_progress=bar.update,
+                                          initializer=_fresh_agents)) as finished:
+            for _, (key, records, timing) in finished:
+                results[key] = (records, timing)
     finally:
         _fresh_agents()
         bar.close()

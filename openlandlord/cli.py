@@ -2,13 +2,18 @@
 that does the work (imported lazily, so `openlandlord play` never loads torch).
 
 A `UserError` from any stage becomes one line on stderr and exit status 2; anything else is a
-bug and keeps its traceback.
+bug and keeps its traceback. Ctrl-C ends a command with status 130, SIGTERM with 143, each
+after the command's own cleanup (a worker pool's processes stopped, locks released, a ship's
+running step terminated first).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 
 from .errors import UserError
 from .games import GAMES, all_options
@@ -331,8 +336,40 @@ def _handler(args):
     return getattr(module, func)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread while a command runs (`_sigterm_unwinds`)."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """While a command runs, SIGTERM (`kill`, `timeout`, a job scheduler) raises `Terminated`
+    in the main thread, so the command's cleanup runs as it does for Ctrl-C. By default SIGTERM
+    ended the process at once, and a pool's worker processes (`generate --workers 2`) went on
+    computing without it for as long as their tasks took."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Terminated()
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        with _sigterm_unwinds():
+            return _main(argv)
+    except Terminated:
+        print("openlandlord: terminated", file=sys.stderr)
+        return 143
+
+
+def _main(argv: list) -> int:
     if argv[:1] == ["ship"]:
         from .distill import ship
         return ship.main(argv[1:], prog="openlandlord ship")

@@ -44,7 +44,9 @@ Failure. The first task that raises stops the call: the tasks not started are ca
 the running ones are killed, and the task's own exception is raised in the parent (under
 Ray, chained to Ray's error, which carries the worker's traceback; a worker that cannot
 import `fn` is a UserError saying every node needs openlandlord). Closing the iterator
-early (`break`, Ctrl-C) stops the remaining tasks the same way. `initializer()`, when
+early (`break`, Ctrl-C) stops the remaining tasks the same way; a caller closes it on its own
+exceptions too (`contextlib.closing`): an iterator left to the garbage collector may not be
+closed before the interpreter's exit, which then waits for the running tasks. `initializer()`, when
 given, runs once in every worker process before its first task of the call (in this
 process when there is no pool): the place to clear a per-process cache.
 """
@@ -202,6 +204,7 @@ def _run_pool(fn, tasks: list, workers: int, on_progress, initializer) -> Iterat
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=_start_pool_worker, initargs=(sink, initializer))
     running: set = set()
+    finished = False
     try:
         with _fast_blas_for_workers():      # the workers start as the tasks are submitted
             index_of = {pool.submit(_pool_task, fn, i, task): i for i, task in enumerate(tasks)}
@@ -219,12 +222,17 @@ def _run_pool(fn, tasks: list, workers: int, on_progress, initializer) -> Iterat
                 result, total = future.result()
                 progress.task_done(index_of[future], total)
                 yield index_of[future], result
+        finished = True
     finally:
-        if running:
-            pool.shutdown(wait=False, cancel_futures=True)
+        # Stopped early (a task failed, the caller closed the iterator, an interrupt, even one
+        # that came while the tasks were being submitted): stop the workers, don't wait.
+        if not finished:
             # ProcessPoolExecutor has no public way to stop running tasks before Python
-            # 3.14 (terminate_workers); a failed call must not wait for them.
-            for process in list((pool._processes or {}).values()):
+            # 3.14 (terminate_workers); a failed call must not wait for them. The processes
+            # are read first: shutdown() drops the executor's list of them.
+            processes = list((pool._processes or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
                 process.terminate()
         pool.shutdown(wait=True)
         if sink is not None:

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -108,6 +109,38 @@ def test_a_failure_stops_the_running_tasks_rather_than_wait_for_them():
     with pytest.raises(ValueError, match="this task is bad"):
         list(run_tasks(sleep_or_fail, [30, 0], workers=2))
     assert time.monotonic() - started < 15
+
+
+def sleep_long_or_fail(task, report):
+    kind, path = task
+    if kind == "fail":
+        time.sleep(1.0)     # the sleeper starts first
+        raise ValueError("this task is bad")
+    Path(path).write_text(str(os.getpid()))
+    time.sleep(60)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads process states from /proc")
+def test_a_failure_stops_the_running_worker_processes_regression(tmp_path):
+    """A failed call returned at once, but its running tasks' workers were never stopped: the
+    pool's shutdown dropped its list of processes before the loop that terminates them read
+    it, so they ran their tasks to the end (an interrupted `generate` left two searching)."""
+    pid_file = tmp_path / "pid"
+    with pytest.raises(ValueError, match="this task is bad"):
+        list(run_tasks(sleep_long_or_fail, [("sleep", str(pid_file)), ("fail", "")], workers=2))
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(pid), "the sleeping task's worker outlived the failed call"
 
 
 _STARTED_BY = None     # in each process: the pid that ran `note_start` there

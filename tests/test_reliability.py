@@ -2,6 +2,7 @@
 replaced without --force (openlandlord.artefacts): a named `*_regression` test for each way
 data was once lost, and kill-mid-write tests that SIGKILL a real writer while it writes
 (the OPENLANDLORD_CRASH_AT fault injection) and check what the next run does."""
+import contextlib
 import json
 import os
 import shutil
@@ -343,3 +344,86 @@ def test_resume_drops_a_metrics_line_torn_by_a_kill(tmp_path):
     path.write_text('{"kind": "model"}\n{"kind": "epoch", "epoch": 1}\n{"kind": "step", "st')
     metrics.trim_metrics(path, epoch=1, step=10)
     assert path.read_text() == '{"kind": "model"}\n{"kind": "epoch", "epoch": 1}\n'
+
+
+def _children(pid: int) -> set[int]:
+    """The PIDs of the child processes of `pid` (Linux: /proc/PID/task/*/children)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {int(x) for x in (task / "children").read_text().split()}
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads child processes from /proc")
+
+
+@LINUX_PROC
+def test_sigterm_stops_generate_and_its_worker_processes_regression(tmp_path):
+    """SIGTERM to `generate --workers 2` (a `kill`, a scheduler's stop) once ended the parent at
+    once and left its two pool workers searching on without it, each until its shard was done
+    (seen for 12 minutes, beside the rerun's own workers). Now the command stops its workers,
+    says so and exits 143; what it finished stays for the rerun."""
+    out = tmp_path / "g"
+    proc = subprocess.Popen([sys.executable, "-m", "openlandlord.cli", "generate", "--game", "shengji",
+                             "--teacher", "pimc:worlds=64", "--deals", "40", "--out", str(out),
+                             "--workers", "2", "--seed", "3"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(2.0)                                  # the workers are inside their first tasks
+    children = _children(proc.pid)
+    assert proc.poll() is None and len(children) >= 2, "generate finished or never started its pool"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and stderr.strip().splitlines()[-1] == "openlandlord: terminated"
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in children if _running(pid)], "worker processes outlived generate"
+    assert not (out / "manifest.json").exists()
+
+
+@LINUX_PROC
+def test_an_interrupted_ship_step_terminates_its_command_regression(tmp_path, monkeypatch):
+    """A ship step runs as a child command; interrupted, the ship once killed it (SIGKILL),
+    which left that command's own worker processes running. Now the step gets SIGTERM, stops
+    its workers and exits 143 (its own cleanup ran) before the ship stops."""
+    from openlandlord.distill import ship
+    spawned = []
+    real = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        spawned.append(real(*args, **kwargs))
+        return spawned[-1]
+    monkeypatch.setattr(ship.subprocess, "Popen", popen)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    def interrupt_once_the_step_has_workers(main_thread: int):
+        deadline = time.monotonic() + 60
+        while (not spawned or len(_children(spawned[0].pid)) < 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        signal.pthread_kill(main_thread, signal.SIGALRM)   # as Ctrl-C would, in the ship's thread
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    threading.Thread(target=interrupt_once_the_step_has_workers, args=(threading.get_ident(),),
+                     daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ship.Driver(tmp_path).step("generate", [
+                "openlandlord", "generate", "--game", "shengji", "--teacher", "pimc:worlds=64",
+                "--deals", "40", "--out", str(tmp_path / "g"), "--workers", "2", "--seed", "3"], False)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert len(spawned) == 1 and spawned[0].returncode == 143
