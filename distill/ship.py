@@ -18,7 +18,8 @@ The recipe (the reference study's is one mix round of 500 deals):
    beats that student head to head on the dev deals; with `--from`, only this stage runs;
    `--soup-parts N`: the last training stage, the fine-tuning round's fine-tune or the DMC
    run, is made N times with seeds SEED..SEED+N-1 from the same start, and their mean ships
-   if it beats that start head to head on the dev deals, else the start ships);
+   if it beats that start head to head on the dev deals, else the start ships; a `--from`
+   student that a soup did not beat stays as it is: no evals, nothing copied);
 5. optionally `eval` it on a final (test) deal set: final numbers only, never for choices;
 6. copy its config.json + weights.safetensors to SHIP with a results.json (figures, specs,
    seeds, commands, git SHA, dataset counts, timings).
@@ -412,7 +413,12 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
                                          made_here=bool(soup_parts),
                                          dataset=out_dir / f"data-{recipe.fine_name}"
                                          if soup_parts and not dmc else None)
-    evals = _evals(run, game, recipe, flags, out_dir, final, final_args, seeds, workers, ledger, dry_run)
+    # A soup that did not beat a --from student leaves that student as it is: nothing to
+    # measure again or to copy (the copy would replace its own results.json with this run's).
+    kept = (not dry_run and from_dir is not None and soup_record is not None
+            and not soup_record["beats_start"])
+    evals = {} if kept else _evals(run, game, recipe, flags, out_dir, final, final_args, seeds,
+                                   workers, ledger, dry_run)
     if dry_run:
         return None
 
@@ -431,7 +437,7 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
                      if (p / "manifest.json").exists()},
         "final_val_metrics": config.get("metrics"),
         "eval": evals, "earlier_rounds_eval": earlier, "commands": run.commands, "timings_s": run.timings,
-        "work_dir": _arg(out_dir),
+        "work_dir": _arg(out_dir), "shipped": not kept and ship_path is not None,
     }
     if fine is not None:
         results[recipe.fine_name] = fine
@@ -442,7 +448,10 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     if soup_record is not None:
         results["soup"] = soup_record
     artefacts.write_json(out_dir / "results.json", results, indent=1, sort_keys=True)
-    if ship_path is not None:
+    if kept:
+        print(f"[ship] the soup did not beat {_arg(from_dir)}: it stays as it is, nothing shipped "
+              f"({_arg(out_dir / 'results.json')} records the run)", flush=True)
+    elif ship_path is not None:
         ship_path.mkdir(parents=True, exist_ok=True)
         # Each file whole (weights first, config.json after: a pair loads only once both are
         # in, as its recorded weights_sha256 says), results.json last.

@@ -351,7 +351,7 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
     results = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
                         from_dir=str(shipped), soup=[str(p) for p in parts])
     kinds = [c.split()[1] for c in results["commands"]]
-    assert kinds == ["soup", "eval"] + ["eval"] * 6
+    assert kinds == ["soup", "eval"] + (["eval"] * 6 if record_beats(work) else [])
     assert results["commands"][0].endswith(" ".join(str(p) for p in parts))
     # measured on the first part's dataset, as train measures a student
     assert f"--data {out / 'data' / 'teacher'}" in results["commands"][0]
@@ -362,14 +362,16 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
     assert record["vs_start"]["opponent"] == f"student:{work / 'soup-start'}"
     assert record["start_weights_sha256"] == json.loads((shipped / "config.json").read_text())["weights_sha256"]
     assert "bids" not in results
-    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
-    chosen = work / ("student-soup" if record["beats_start"] else "soup-start")
-    assert config == json.loads((chosen / "config.json").read_text())
+    if record["beats_start"]:
+        config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+        assert config == json.loads((work / "student-soup" / "config.json").read_text())
+    else:   # DIR stays as it is: no evals of it again, nothing copied
+        assert not (tmp_path / "shipped").exists() and results["eval"] == {} and not results["shipped"]
     # The same run, its head-to-head now read as a gain: every step is done already, the soup ships.
     monkeypatch.setattr(ship, "_beats", lambda figures: True)
     again = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True,
                       from_dir=str(shipped), soup=[str(p) for p in parts])
-    # (soup and head-to-head done already; only the soup's own evals, if the start shipped first)
+    # (soup and head-to-head done already; only the soup's own evals, if the start was kept first)
     ran = set(again["timings_s"]) - set(results["timings_s"])
     assert len(ran) == (0 if record["beats_start"] else 6)
     assert all(name.startswith("eval-student-soup-") for name in ran)
@@ -388,8 +390,13 @@ def test_soup_stage_from_a_shipped_student_ships_the_soup_only_if_it_beats_it(qu
                   from_dir=str(shipped), soup=[str(p) for p in parts], dmc=10)
 
 
+def record_beats(work) -> bool:
+    """Whether the soup of the ship run in `work` beat its start (tiny students: either)."""
+    return json.loads((work / "results.json").read_text())["soup"]["beats_start"]
+
+
 def test_soup_parts_fine_tunes_n_parts_in_the_fine_round_and_ships_their_soup_only_if_it_beats_the_start(
-        quick, tmp_path, monkeypatch):
+        quick, tmp_path, monkeypatch, capsys):
     """`ship --from DIR --soup-parts 2`: the fine-tuning round trains two students from DIR on
     its deals (seeds SEED and SEED + 1), their soup (measured on that data) plays DIR's copy on
     the soup's dev deals and ships only if it beats it, else DIR's copy ships: one command
@@ -400,7 +407,7 @@ def test_soup_parts_fine_tunes_n_parts_in_the_fine_round_and_ships_their_soup_on
                         from_dir=str(shipped), soup_parts=2)
     commands = results["commands"]
     assert [c.split()[1] for c in commands] == ["generate", "generate", "train", "train", "soup",
-                                                "eval"] + ["eval"] * 6
+                                                "eval"] + (["eval"] * 6 if record_beats(work) else [])
     first, second = work / "student-bids", work / "student-bids-2"
     assert f"--out {first} " in commands[2] and "seed=7" in commands[2]
     assert f"--out {second} " in commands[3] and "seed=8" in commands[3]
@@ -414,9 +421,12 @@ def test_soup_parts_fine_tunes_n_parts_in_the_fine_round_and_ships_their_soup_on
     assert record["vs_start"]["opponent"] == f"student:{work / 'soup-start'}"
     assert record["start_weights_sha256"] == json.loads((shipped / "config.json").read_text())["weights_sha256"]
     assert results["final_val_metrics"]["val_decisions"] > 0
-    chosen = work / ("student-soup" if record["beats_start"] else "soup-start")
-    config = json.loads((tmp_path / "shipped" / "config.json").read_text())
-    assert config == json.loads((chosen / "config.json").read_text())
+    if record["beats_start"]:
+        config = json.loads((tmp_path / "shipped" / "config.json").read_text())
+        assert config == json.loads((work / "student-soup" / "config.json").read_text())
+    else:   # the --from student stays as it is: no evals of it again, nothing copied
+        assert not (tmp_path / "shipped").exists() and results["eval"] == {} and not results["shipped"]
+        assert "[ship] the soup did not beat" in capsys.readouterr().out
     # Read as a gain, the rerun ships the soup with every training step skipped.
     monkeypatch.setattr(ship, "_beats", lambda figures: True)
     again = ship.ship("doudizhu", str(work), str(tmp_path / "shipped"), quick=True, seed=7,
@@ -427,16 +437,21 @@ def test_soup_parts_fine_tunes_n_parts_in_the_fine_round_and_ships_their_soup_on
     assert config == json.loads((work / "student-soup" / "config.json").read_text())
 
 
-def test_soup_parts_in_the_dmc_stage_are_dmc_runs_of_successive_seeds(quick, tmp_path):
+def test_soup_parts_in_the_dmc_stage_are_dmc_runs_of_successive_seeds(quick, tmp_path, monkeypatch, capsys):
     """`ship --from DIR --dmc N --soup-parts 2`: two DMC runs from DIR (seeds SEED, SEED + 1,
     one anchor), no head-to-head of the first alone, then the soup (no dataset: DMC parts
-    train on none) against DIR's copy."""
+    train on none) against DIR's copy. A soup that does not beat DIR leaves DIR as it is:
+    no evals of it again and nothing copied to SHIP, where the copy would replace DIR's own
+    results.json with this run's."""
     out, _ = quick
     shipped, work = out / "shipped", tmp_path / "m"
-    results = ship.ship("doudizhu", str(work), None, quick=True, seed=3, from_dir=str(shipped),
-                        dmc=120, soup_parts=2, dry_run=False)
+    monkeypatch.setattr(ship, "_beats", lambda figures: False)
+    results = ship.ship("doudizhu", str(work), str(tmp_path / "ship"), quick=True, seed=3,
+                        from_dir=str(shipped), dmc=120, soup_parts=2, dry_run=False)
     commands = results["commands"]
-    assert [c.split()[1] for c in commands] == ["dmc", "dmc", "soup", "eval"] + ["eval"] * 6
+    assert [c.split()[1] for c in commands] == ["dmc", "dmc", "soup", "eval"]
+    assert results["eval"] == {} and results["shipped"] is False and not (tmp_path / "ship").exists()
+    assert (work / "results.json").is_file() and "nothing shipped" in capsys.readouterr().out
     assert f"--out {work / 'student-dmc'} " in commands[0] and "--seed 3 " in commands[0]
     assert f"--out {work / 'student-dmc-2'} " in commands[1] and "--seed 4 " in commands[1]
     assert all(f"--anchor {work / 'dmc-anchor'} " in c for c in commands[:2])
