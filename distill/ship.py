@@ -417,6 +417,8 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
     # measure again or to copy (the copy would replace its own results.json with this run's).
     kept = (not dry_run and from_dir is not None and soup_record is not None
             and not soup_record["beats_start"])
+    if kept:
+        soup_record["shipped"] = "nothing: the start stays as it is"
     evals = {} if kept else _evals(run, game, recipe, flags, out_dir, final, final_args, seeds,
                                    workers, ledger, dry_run)
     if dry_run:
@@ -669,9 +671,10 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
         records, _ = check_parts([str(p) for p in parts], base=ROOT,
                                  start=None if start_sha is None else (start, start_sha))
     # Measured as train measures a student (val_top1, ...) on the val split of the first
-    # part's dataset, where it recorded one that is still here (a DMC part trained on none).
+    # part's dataset, where it recorded one that is still here (a DMC part trained on none;
+    # `soup --data` itself refuses a folder that is not a dataset).
     data = records[0].get("dataset")
-    measure = ("--data", data) if data and (dry_run and made_here or _is_dataset(ROOT / data)) else ()
+    measure = ("--data", data) if data and (dry_run and made_here or (ROOT / data).is_dir()) else ()
     run.step("soup", _cli("soup", "--out", student, *measure, *parts), (student / "config.json").exists())
     figures = _head_to_head(run, "eval-soup-vs-start", game, flags, student, anchor, dev,
                             out_dir / "eval" / student.name / "dev-vs-start.json", workers, ledger,
@@ -684,12 +687,6 @@ def _soup_stage(run, game, flags, out_dir, start, parts, dev, workers, ledger,
                      "parts": records, "student": _arg(student), "vs_start": figures,
                      "beats_start": beats, "shipped": "the soup" if beats else "its start",
                      "parts_made_here": made_here}
-
-
-def _is_dataset(path: Path) -> bool:
-    """Whether `path` holds a finished dataset, or the union of some (`dataset.open`)."""
-    return (path / "manifest.json").is_file() or (
-        path.is_dir() and any((p / "manifest.json").is_file() for p in path.iterdir() if p.is_dir()))
 
 
 def _head_to_head(run, name, game, flags, student, opponent, dev, path, workers, ledger,

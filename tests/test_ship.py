@@ -451,6 +451,7 @@ def test_soup_parts_in_the_dmc_stage_are_dmc_runs_of_successive_seeds(quick, tmp
     commands = results["commands"]
     assert [c.split()[1] for c in commands] == ["dmc", "dmc", "soup", "eval"]
     assert results["eval"] == {} and results["shipped"] is False and not (tmp_path / "ship").exists()
+    assert results["soup"]["shipped"] == "nothing: the start stays as it is"
     assert (work / "results.json").is_file() and "nothing shipped" in capsys.readouterr().out
     assert f"--out {work / 'student-dmc'} " in commands[0] and "--seed 3 " in commands[0]
     assert f"--out {work / 'student-dmc-2'} " in commands[1] and "--seed 4 " in commands[1]
