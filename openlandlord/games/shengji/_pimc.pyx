@@ -30,7 +30,7 @@ from libc.stdlib cimport malloc, free
 import numpy as np
 
 from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54, world_log_weight,
-                                                 gumbel)
+                                                 gumbel, rollout_seed)
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
@@ -616,7 +616,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned char other[3 * 54]
     cdef double lw[3 * 54]
     cdef double* lwp = NULL
-    cdef unsigned long long rng = seed, rollout_rng, play_hash
+    cdef unsigned long long rng = seed, rollout_rng
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
@@ -672,11 +672,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                     if tr.n == 0:
                         classify(&t, tr.plays, &tr.lead)
                     tr.n += 1
-                    play_hash = 0
-                    for c in range(NCARD):
-                        play_hash = play_hash * 3 + cand[k * NCARD + c]
-                    rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
-                        ^ (play_hash * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = rollout_seed(seed, w, cand + k * NCARD)
                     got = finish_round(&t, hands, &tr, declarers, kind, &rollout_rng, &solver,
                                        solve, solve_nodes)
                     total[k] += team_score(attacker_points + got, team, declarers, level_weight,

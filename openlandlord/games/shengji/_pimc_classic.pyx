@@ -43,7 +43,7 @@ burial by the rule bot's keep values (`rule_burial`, exact), then the play as ab
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
-from openlandlord.games.shengji._search cimport team_score, draw_subset, load54
+from openlandlord.games.shengji._search cimport team_score, draw_subset, load54, rollout_seed
 from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
@@ -542,7 +542,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef int vm[3]
     cdef int n = len(plays), k, w, s, c, team = seat & 1, kind, bad = 0, got, pen
     cdef int hidden_kitty, total_unseen = 0, total_sizes = 0
-    cdef unsigned long long rng = seed, rollout_rng, play_hash
+    cdef unsigned long long rng = seed, rollout_rng
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
@@ -623,11 +623,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                     else:
                         memcpy(tr.plays + tr.n * NCARD, cand + k * NCARD, NCARD)
                         tr.n += 1
-                    play_hash = 0
-                    for c in range(NCARD):
-                        play_hash = play_hash * 3 + cand[k * NCARD + c]
-                    rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
-                        ^ (play_hash * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = rollout_seed(seed, w, cand + k * NCARD)
                     got = finish_round(&t, hands, world_kitty, &tr, declarers, kind,
                                        &rollout_rng, &pen)
                     total[k] += team_score(attacker_points + got + pen, team, declarers,
@@ -899,7 +895,7 @@ def search_declaration(int trump_rank, hand, int seat, int dealer, int dealt, in
     cdef int need[3]
     cdef int n = len(plays), k, w, s, c, i, j, npool = 0, total_need = 0, held = 0
     cdef int team = seat & 1, kind, copies, card, got, own
-    cdef unsigned long long rng = seed, rollout_rng, play_hash
+    cdef unsigned long long rng = seed, rollout_rng
     cdef unsigned char* cand
     cdef int* cand_card
     cdef int* cand_copies
@@ -979,11 +975,7 @@ def search_declaration(int trump_rank, hand, int seat, int dealer, int dealt, in
                     i += 1
                 for k in range(n):
                     memcpy(hands, base_hands, 4 * NCARD)
-                    play_hash = 0
-                    for c in range(NCARD):
-                        play_hash = play_hash * 3 + cand[k * NCARD + c]
-                    rollout_rng = seed ^ (<unsigned long long>w * 0xA24BAED4963EE407ULL) \
-                        ^ (play_hash * 0x9FB21C651E98DF25ULL)
+                    rollout_rng = rollout_seed(seed, w, cand + k * NCARD)
                     card, copies = cand_card[k], cand_copies[k]
                     if copies:
                         got = finish_deal(trump_rank, deck, dealt, dealer,

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """What both rulesets' native searches (`_pimc.pyx`, `tractor`; `_pimc_classic.pyx`) share:
-a rollout's score for a team, a uniform subset of the unseen cards, a count vector read from
+a rollout's score for a team, a candidate's rollout stream in a world, a uniform subset of the unseen cards, a count vector read from
 Python, a world's log-weight under a belief and a Gumbel draw (to keep one of several sampled
 worlds in proportion to its weight). Inline, so each search compiles them into its own loop."""
 from libc.math cimport log
@@ -30,6 +30,19 @@ cdef inline double team_score(int attacker_points, int team, int declarers, doub
     if team == declarers:
         margin = -margin
     return level_weight * (up if team == winning_team else -up) + margin_weight * margin
+
+
+cdef inline unsigned long long rollout_seed(unsigned long long seed, int world,
+                                            const unsigned char* play) noexcept nogil:
+    # The random stream of one candidate's rollout in one world: (seed, world index, the
+    # candidate's 54 counts) alone, so every candidate meets the same worlds and a rerun
+    # plays the same rollouts.
+    cdef unsigned long long play_hash = 0
+    cdef int c
+    for c in range(NCARD):
+        play_hash = play_hash * 3 + play[c]
+    return seed ^ (<unsigned long long>world * 0xA24BAED4963EE407ULL) \
+        ^ (play_hash * 0x9FB21C651E98DF25ULL)
 
 
 cdef inline void draw_subset(int* pool, int npool, int keep, unsigned long long* rng,
