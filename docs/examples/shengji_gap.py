@@ -1,19 +1,24 @@
-"""usage: python docs/examples/shengji_gap.py KIND [STUDENT] [TEACHER]: where does the Shengji
-`tractor` student lose its teacher's edge? (issue 19; docs/models.md, "Where the student loses
+"""usage: python docs/examples/shengji_gap.py KIND [STUDENT] [TEACHER] [DEAL_SET]: where does a
+Shengji student lose its teacher's edge? (issue 19; docs/models.md, "Where the student loses
 its teacher's edge"). A player that asks TEACHER (default pimc:objective=points,worlds=64, the
-shipped student's) for one kind of decision and STUDENT (default data/models/shengji) for every
-other, against `rule:expert` on the committed dev set shengji-allranks-dev-260 (520 games,
-seats mirrored, one worker). KIND:
+shipped `tractor` student's) for one kind of decision and STUDENT (default data/models/shengji)
+for every other, against `rule:expert` on the committed dev set DEAL_SET (default
+shengji-allranks-dev-260, 520 games; a `classic` set such as shengji-classic-dev-260 plays that
+ruleset), seats mirrored, one worker. The play kinds take play decisions only; in `classic`
+the declarations and the burial stay with the student unless KIND names them. KIND:
   lead    the teacher leads every trick, the student follows;
   follow  the student leads, the teacher follows (second, third and fourth seat);
   early   the teacher plays tricks 1-12, the student the rest (a hand holds 27 cards);
   late    the student plays tricks 1-12, the teacher the rest;
   last8   the teacher plays once its seat holds 8 cards or fewer, the student before;
+  bury    (`classic`) the teacher buries the kitty, the student decides everything else;
+  declare (`classic`) the teacher takes the declarations during the deal;
   none    the student alone (the same games as `eval --agent student:STUDENT`);
   all     the teacher alone (the same games as `eval --agent TEACHER`).
 A follow too large to list goes to the chosen side's own way of building it (the teacher: the
 rule bot's constructive choice, as in its data; the student: card by card). Prints one line
-and writes data/runs/gap/KIND.json (the eval's JSON)."""
+and writes data/runs/gap/KIND.json (data/runs/gap/DEAL_SET-KIND.json for another deal set;
+the eval's JSON)."""
 import json
 import sys
 import time
@@ -26,15 +31,17 @@ from eval.arena import evaluate  # noqa: E402
 from openlandlord import agents  # noqa: E402
 
 KINDS = {
-    "lead": lambda obs: not obs.trick,
-    "follow": lambda obs: bool(obs.trick),
-    "early": lambda obs: len(obs.tricks) < 12,
-    "late": lambda obs: len(obs.tricks) >= 12,
-    "last8": lambda obs: len(obs.hand) <= 8,
+    "lead": lambda obs: obs.phase == "play" and not obs.trick,
+    "follow": lambda obs: obs.phase == "play" and bool(obs.trick),
+    "early": lambda obs: obs.phase == "play" and len(obs.tricks) < 12,
+    "late": lambda obs: obs.phase == "play" and len(obs.tricks) >= 12,
+    "last8": lambda obs: obs.phase == "play" and len(obs.hand) <= 8,
+    "bury": lambda obs: obs.phase == "bury",
+    "declare": lambda obs: obs.phase == "declare",
     "none": lambda obs: False,
     "all": lambda obs: True,
 }
-STUDENT, TEACHER = "data/models/shengji", "pimc:objective=points,worlds=64"
+STUDENT, TEACHER, DEAL_SET = "data/models/shengji", "pimc:objective=points,worlds=64", "shengji-allranks-dev-260"
 _students: dict = {}
 
 
@@ -73,15 +80,17 @@ def play(kind: str, deal_set, student: str = STUDENT, teacher: str = TEACHER, wo
 if __name__ == "__main__":
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
     if kind not in KINDS:
-        print(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER]", file=sys.stderr)
+        print(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER] [DEAL_SET]", file=sys.stderr)
         sys.exit(2)
     student = sys.argv[2] if len(sys.argv) > 2 else STUDENT
     teacher = sys.argv[3] if len(sys.argv) > 3 else TEACHER
+    deal_set = sys.argv[4] if len(sys.argv) > 4 else DEAL_SET
     started = time.time()
-    result = play(kind, dealsets.load("shengji-allranks-dev-260"), student, teacher)
+    result = play(kind, dealsets.load(deal_set), student, teacher)
     out = Path("data/runs/gap")
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{kind}.json").write_text(json.dumps(result, indent=1, default=str))
+    name = kind if deal_set == DEAL_SET else f"{deal_set}-{kind}"
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1, default=str))
     low, high = result["mean_points_ci95"]
     print(f"{kind:6s} student {student}, teacher {teacher}: {result['mean_points']:+.2f} [{low:+.2f}, "
           f"{high:+.2f}] points a deal against rule:expert, levels {result['mean_score']:+.3f} "
