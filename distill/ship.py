@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openlandlord import artefacts, provenance
+from openlandlord.cli import PARENT_FD
 from openlandlord.errors import UserError
 from openlandlord.games import GAMES, all_options, game_options, spec as game_spec
 
@@ -176,7 +177,18 @@ class Driver:
             return
         start = time.monotonic()
         # The CLI module, not the `openlandlord` script: the same interpreter, installed or not.
-        proc = subprocess.Popen([sys.executable, "-m", "openlandlord.cli", *command[1:]], cwd=ROOT)
+        # The step stops itself when this process is gone, even by SIGKILL: it holds the read
+        # end of a pipe whose write end only this process has (cli._stop_with_parent).
+        read_end, write_end = os.pipe()
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "openlandlord.cli", *command[1:]],
+                                    cwd=ROOT, pass_fds=(read_end,),
+                                    env={**os.environ, PARENT_FD: str(read_end)})
+        except BaseException:
+            os.close(write_end)
+            raise
+        finally:
+            os.close(read_end)
         try:
             returncode = proc.wait()
         except BaseException:
@@ -189,6 +201,8 @@ class Driver:
                 proc.kill()
                 proc.wait()
             raise
+        finally:
+            os.close(write_end)
         if returncode != 0:
             raise UserError(f"ship step {name} failed (exit status {returncode}): {text}")
         # Seconds of every invocation that ran the step (a resumed step adds up).

@@ -40,6 +40,9 @@ total with its result, and the parent credits whatever of it has not arrived yet
 that task's later messages, so the counts add up exactly even though messages and results
 travel by different channels.
 
+A pool worker whose parent dies (even by SIGKILL, where no cleanup runs in the parent)
+exits at once instead of finishing its task (`_exit_with_parent`).
+
 Failure. The first task that raises stops the call: the tasks not started are cancelled,
 the running ones are killed, and the task's own exception is raised in the parent (under
 Ray, chained to Ray's error, which carries the worker's traceback; a worker that cannot
@@ -126,8 +129,27 @@ _RUN = None         # in a Ray worker: the call whose initializer this process h
 def _start_pool_worker(sink, initializer) -> None:
     global _SINK
     _SINK = sink
+    _exit_with_parent()
     if initializer is not None:
         initializer()
+
+
+def _exit_with_parent() -> None:
+    """A pool worker ends as soon as its parent does, killed or not. Otherwise a worker
+    whose parent got SIGKILL (no cleanup can run there) searched on to the end of its task,
+    minutes of a core. The parent's sentinel (spawn context) becomes ready when the parent
+    process exits, on Linux and macOS alike; a daemon thread waits on it."""
+    import threading
+    from multiprocessing.connection import wait as wait_ready
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait_ready([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _pool_task(fn, index: int, task) -> tuple[Any, int]:

@@ -143,6 +143,45 @@ def test_a_failure_stops_the_running_worker_processes_regression(tmp_path):
     assert not _running(pid), "the sleeping task's worker outlived the failed call"
 
 
+def write_pid_and_sleep(path, report):
+    Path(path).write_text(str(os.getpid()))
+    time.sleep(60)
+
+
+_KILLED_PARENT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_executor import write_pid_and_sleep
+from openlandlord.executor import run_tasks
+list(run_tasks(write_pid_and_sleep, sys.argv[2:], workers=2))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads process states from /proc")
+def test_a_killed_parent_takes_its_worker_processes_with_it_regression(tmp_path):
+    """SIGKILL on a command (nothing can clean up in it) left its pool's workers running their
+    tasks to the end: a killed `generate` kept two cores searching for minutes. Each worker
+    now exits once its parent is gone."""
+    pid_files = [tmp_path / "a", tmp_path / "b"]
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, str(Path(__file__).parent),
+                               *map(str, pid_files)])
+    try:
+        deadline = time.monotonic() + 60
+        while not all(f.is_file() and f.read_text() for f in pid_files):
+            assert time.monotonic() < deadline and parent.poll() is None, "the workers never started"
+            time.sleep(0.05)
+        pids = [int(f.read_text()) for f in pid_files]
+        assert all(_running(pid) for pid in pids)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(pid) for pid in pids), "a worker outlived its killed parent"
+    finally:
+        parent.kill()
+
+
 _STARTED_BY = None     # in each process: the pid that ran `note_start` there
 
 

@@ -427,3 +427,47 @@ def test_an_interrupted_ship_step_terminates_its_command_regression(tmp_path, mo
     finally:
         signal.signal(signal.SIGALRM, previous)
     assert len(spawned) == 1 and spawned[0].returncode == 143
+
+
+_KILLED_SHIP = """
+import sys
+from pathlib import Path
+from openlandlord.distill import ship
+out = Path(sys.argv[1])
+ship.Driver(out).step("generate", ["openlandlord", "generate", "--game", "shengji", "--teacher",
+                                   "pimc:worlds=64", "--deals", "40", "--out", str(out / "g"),
+                                   "--workers", "2", "--seed", "3"], False)
+"""
+
+
+@LINUX_PROC
+def test_a_killed_ship_stops_its_running_step_regression(tmp_path):
+    """SIGKILL on `ship` (no cleanup can run in it) left its running step, a whole command
+    such as `generate --workers 2`, computing to its end with its workers, and holding its
+    outputs' locks against the rerun. Now the step sees its parent gone, stops its workers and
+    exits as on SIGTERM."""
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_SHIP, str(tmp_path)], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        steps: set = set()
+        while time.monotonic() < deadline and parent.poll() is None:
+            steps = _children(parent.pid)
+            if steps and len(_children(next(iter(steps)))) >= 2:
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)                              # the workers are inside their first tasks
+        assert parent.poll() is None and len(steps) == 1, "the step finished or never started"
+        step = next(iter(steps))
+        workers = _children(step)
+        assert len(workers) >= 2
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 30
+        while any(_running(pid) for pid in {step, *workers}) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(step), "the step outlived the killed ship"
+        assert not [pid for pid in workers if _running(pid)], "the step's workers outlived it"
+        assert not (tmp_path / "g" / "manifest.json").exists()
+    finally:
+        parent.kill()
