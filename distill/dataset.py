@@ -243,7 +243,9 @@ def _check_shard_entries(path: Path, manifest: dict, entries: list) -> dict:
     generation cuts them: a dropped, duplicated or reordered entry is refused here."""
     from .generate import RunConfig
 
-    run = {f.name: manifest.get(f.name) for f in fields(RunConfig)}
+    # As RunConfig.info() records it: `phases` only where the run records some phases alone.
+    run = {f.name: manifest.get(f.name) for f in fields(RunConfig)
+           if f.name != "phases" or manifest.get("phases") is not None}
     deals, per_shard = run["deals"], run["deals_per_shard"]
     for key, value in (("deals", deals), ("deals_per_shard", per_shard)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -13,6 +13,12 @@ With `--mix SPEC:FRACTION` another agent (typically the current student) chooses
 fraction of the moves, decided per decision by a seeded coin; the teacher still scores
 every decision that is recorded.
 
+With `--phases KIND,...` only the decisions of those kinds are scored and recorded (the
+spec's `bidding_kinds`, e.g. Shengji `classic`'s `bury` and `declare`, Dou Dizhu's `bid` and
+`double`, or `play`); every other decision is played, unscored and unrecorded, by `--rest
+SPEC` (default: the teacher). A teacher that is costly in the play then makes data of one
+rare decision cheaply: `--phases bury --rest student:DIR` searches only the burials.
+
 Deals are driven by the one decision loop (`openlandlord.agents.loop`). A Shengji follow too
 large to list (more than the spec's `legal_cap` legal plays) is recorded as the card-by-card
 steps the arena builds it with, each scored through full-play completions (the spec's
@@ -33,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from openlandlord import agents, artefacts, provenance
-from openlandlord.agents.loop import decisions, drive, scores_by_completion
+from openlandlord.agents.loop import answer, decisions, drive, scores_by_completion
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
 from openlandlord.games import game_options, spec as game_spec, to_json
@@ -77,6 +83,23 @@ def parse_mix(text: str | None) -> tuple[str, float] | None:
     return spec, value
 
 
+def parse_phases(spec, phases: str | None, rest: str | None, teacher: str) -> dict | None:
+    """`--phases KIND,...` and `--rest SPEC` -> RunConfig.phases (None: every decision)."""
+    if phases is None:
+        if rest is not None:
+            raise UserError("--rest plays the decisions --phases leaves out; give --phases too")
+        return None
+    kinds = tuple(spec.bidding_kinds) + ("play",)
+    chosen = [k.strip() for k in phases.split(",")]
+    if not chosen or any(k not in kinds for k in chosen) or len(set(chosen)) != len(chosen):
+        raise UserError(f"--phases {phases!r}: {spec.name}'s decision kinds are {', '.join(kinds)} "
+                        "(comma-separated, each once)")
+    if rest is not None and agents.parse_spec(rest).name == "human":
+        raise UserError("--rest human: generation runs unattended; a person cannot choose moves here")
+    return {"kinds": [k for k in kinds if k in chosen],
+            "rest": teacher if rest is None else agents.parse_spec(rest).text}
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that decides a dataset's content: two runs with equal configs (and code)
@@ -89,6 +112,16 @@ class RunConfig:
     seed: int
     deals: int
     deals_per_shard: int
+    # `--phases`: {"kinds": the decision kinds recorded, "rest": the agent playing the others};
+    # None records every decision (and is left out of info(), so older datasets match).
+    phases: dict | None = None
+
+    def info(self) -> dict:
+        """The config as shards and the manifest record it."""
+        found = asdict(self)
+        if found["phases"] is None:
+            del found["phases"]
+        return found
 
     @property
     def num_shards(self) -> int:
@@ -98,10 +131,18 @@ class RunConfig:
         return range(index * self.deals_per_shard, min(self.deals, (index + 1) * self.deals_per_shard))
 
 
-def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None) -> dict:
+def decision_kind(game, decision) -> str:
+    """What `--phases` names a decision by: its bidding kind (the spec's `bidding_kinds`), else
+    `play`."""
+    return game.bidding_kind(decision.obs, decision.legal) or "play"
+
+
+def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None,
+              rest=None) -> dict:
     """Play deal `index` to the end and return its decisions (those with 2+ legal moves),
     each scored by the teacher, plus the deal's outcome. A play too large to list is built
-    card by card, each step with two or more candidates a decision."""
+    card by card, each step with two or more candidates a decision. With `config.phases`,
+    only the decisions of its kinds are scored and recorded; `rest` answers the others."""
     game = game_spec(config.game)
     seed = deal_seed(config.seed, index)
     state = game.new_deal(seed, **config.rules)
@@ -109,6 +150,8 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
     decisions_made: list = []
 
     def choose(decision):
+        if config.phases is not None and decision_kind(game, decision) not in config.phases["kinds"]:
+            return answer(rest, decision)
         if decision.legal is None:
             return None                          # build it card by card
         if decision.prefix is None:
@@ -219,14 +262,16 @@ def make_shard(task: _ShardTask, on_deal=None) -> tuple[dict, bytes]:
     game = game_spec(config.game)
     teacher = agents.make(config.teacher, _agent_seed(config, task.index, 1))
     mixer = agents.make(config.mix["spec"], _agent_seed(config, task.index, 2)) if config.mix else None
+    rest = (agents.make(config.phases["rest"], _agent_seed(config, task.index, 3))
+            if config.phases is not None else None)
     deals = []
     for i in config.shard_deals(task.index):
-        deals.append(play_deal(config, i, teacher, mixer))
+        deals.append(play_deal(config, i, teacher, mixer, rest=rest))
         if on_deal is not None:
             on_deal(1)
     tensors, counts = pack(config, deals)
     span = config.shard_deals(task.index)
-    info = {"run": asdict(config), "index": task.index, "deals": [span.start, span.stop],
+    info = {"run": config.info(), "index": task.index, "deals": [span.start, span.stop],
             "counts": counts, "git_sha": task.git_sha, "provenance": task.stamp,
             "num_seats": game.num_seats, "roles": list(game.roles),
             "splits": list(SPLITS), "choosers": list(CHOOSERS),
@@ -254,9 +299,9 @@ def _manifest(config: RunConfig, entries: list[dict], git_sha: str, stamp: dict,
 
     return {
         "format": shards.FORMAT, "format_version": shards.FORMAT_VERSION,
-        **asdict(config),
+        **config.info(),
         "seeds": {"seed": config.seed, "deal_seed_rule": DEAL_SEED_RULE,
-                  "agent_seed_rule": "teacher/mix agents built per shard, seeded from (seed, shard)"},
+                  "agent_seed_rule": "teacher/mix/rest agents built per shard, seeded from (seed, shard)"},
         "splits": {"rule": SPLIT_RULE,
                    "deals": {s: sum(e["counts"]["split_deals"][s] for e in entries) for s in SPLITS},
                    "decisions": {s: sum(e["counts"]["split_decisions"][s] for e in entries) for s in SPLITS}},
@@ -294,8 +339,8 @@ def _finished_shards(out: Path, config: RunConfig, git_sha: str) -> dict[int, di
         except shards.ShardError as exc:
             raise shards.ShardError(f"{exc}; delete it and rerun the same command to make it "
                                     "again") from None
-        if info.get("run") != asdict(config):
-            raise _different_run(out, info.get("run") or {}, asdict(config))
+        if info.get("run") != config.info():
+            raise _different_run(out, info.get("run") or {}, config.info())
         if info.get("git_sha") == git_sha:
             done[int(match.group(1))] = _entry(int(match.group(1)), path.read_bytes(), info)
     return done
@@ -305,13 +350,14 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
              workers: int | None = None, temperature: float | None = None,
              deals_per_shard: int = DEALS_PER_SHARD, eval_dir=None, progress: bool = True,
              options: dict | None = None, backend: str = "local", address: str | None = None,
-             force: bool = False) -> dict:
+             force: bool = False, phases: str | None = None, rest: str | None = None) -> dict:
     """Generate (or finish) the dataset in `out`; returns its manifest. `options` are the
     game's deal options (defaults: the spec's, the flow the evaluation deal sets use);
     `temperature` None is the spec's teacher temperature. The shards are made over `workers`
     local processes, or Ray tasks with `backend="ray"` (`openlandlord.executor`): the same
     bytes either way. `out` is locked for the whole run (a second writer is refused); what
-    it holds that is not this run is replaced only with `force`."""
+    it holds that is not this run is replaced only with `force`. `phases` ("bury", "bid,double",
+    ...) records only those decisions, `rest` (default: the teacher) playing the others."""
     spec = game_spec(game)
     rules = spec.deal_options(options)
     if temperature is None:
@@ -331,13 +377,16 @@ def generate(out, game: str, teacher: str, deals: int, seed: int = 0, mix: str |
         raise UserError(f"--teacher {teacher!r}: {NOT_TEACHERS[teacher_name]}")
     if mixed and agents.parse_spec(mixed[0]).name == "human":
         raise UserError("--mix human: generation runs unattended; a person cannot choose moves here")
+    recorded = parse_phases(spec, phases, rest, agents.parse_spec(teacher).text)
     config = RunConfig(game, rules, agents.parse_spec(teacher).text,
                        {"spec": mixed[0], "fraction": mixed[1]} if mixed else None,
-                       float(temperature), int(seed), deals, deals_per_shard)
+                       float(temperature), int(seed), deals, deals_per_shard, recorded)
     eval_check = check_eval_overlap(deal_seeds(seed, deals), EVAL_DIR if eval_dir is None else eval_dir)
     agents.make(config.teacher, 0)  # a bad or unavailable spec fails here, once, not in every worker
     if mixed:
         agents.make(mixed[0], 0)
+    if recorded is not None:
+        agents.make(recorded["rest"], 0)
 
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -361,8 +410,9 @@ def _write_run(out: Path, config: RunConfig, eval_check: dict, workers, backend:
             raise UserError(f"{out / MANIFEST} is unreadable ({exc})") from None
         if not isinstance(manifest, dict):
             raise UserError(f"{out / MANIFEST} is unreadable (not a JSON object)")
-        if {k: manifest.get(k) for k in asdict(config)} != asdict(config):
-            raise _different_run(out, manifest, asdict(config))
+        if {k: manifest.get(k) for k in config.info()} != config.info() or \
+                ("phases" in manifest and config.phases is None):
+            raise _different_run(out, manifest, config.info())
         dataset.open(out)  # finished already: prove it intact rather than silently trust it
         if progress:
             print(f"{out}: complete already ({manifest['counts']['decisions']} decisions)")
@@ -398,7 +448,8 @@ def run(args) -> int:
     manifest = generate(args.out, args.game, args.teacher, args.deals, seed=args.seed, mix=args.mix,
                         workers=args.workers, temperature=getattr(args, "temperature", None),
                         options=game_options(args.game, args), backend=args.backend,
-                        address=args.address, force=getattr(args, "force", False))
+                        address=args.address, force=getattr(args, "force", False),
+                        phases=getattr(args, "phases", None), rest=getattr(args, "rest", None))
     counts, splits = manifest["counts"], manifest["splits"]["decisions"]
     print(f"{args.out}: {counts['deals']} deals, {counts['decisions']} decisions "
           f"(train {splits['train']}, val {splits['val']}, test {splits['test']}), "

@@ -160,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--deals", type=_positive(int), required=True, help="number of deals to play")
     gen.add_argument("--out", required=True, help="dataset folder (rerun to resume it)")
     gen.add_argument("--mix", default=None, help="SPEC:FRACTION, another agent choosing that fraction of moves")
+    gen.add_argument("--phases", default=None, metavar="KIND,...",
+                     help="score and record only these decisions (Dou Dizhu bid, double, play; "
+                          "Shengji declare, bury, play); --rest plays the others (default: all)")
+    gen.add_argument("--rest", default=None, metavar="SPEC",
+                     help="with --phases: the agent playing the decisions not recorded "
+                          "(default: the teacher), e.g. student:DIR or rule:expert")
     gen.add_argument("--workers", type=_positive(int), default=None,
                      help="worker processes (default: one per core)")
     gen.add_argument("--seed", type=int, default=0, help="seed of the deals and the teacher")
