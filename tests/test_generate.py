@@ -234,3 +234,58 @@ def test_a_shard_holds_every_tensor_of_the_schema():
     teacher = agents.make("random", 0)
     tensors, _ = gen.pack(config, [gen.play_deal(config, i, teacher) for i in range(2)])
     assert set(schema.DEAL_TENSORS + schema.RECORD_TENSORS + schema.MOVE_TENSORS) <= set(tensors)
+
+
+def _recorded_kinds(directory):
+    """The kind (`--phases`' names) of every decision the dataset records, and its records."""
+    from openlandlord.distill import dataset
+    from openlandlord.games import spec
+    records = list(dataset.open(directory).records())
+    game = spec(dataset.open(directory).game)
+    return [game.bidding_kind(r.obs, r.legal) or "play" for r in records], records
+
+
+def test_phases_record_only_those_decisions_and_the_rest_plays_the_others(tmp_path):
+    """`--phases bury --rest SPEC` (Shengji classic): every recorded decision is a step of the
+    dealer's burial, each deal has one, the deals are played to the end (their payoffs and
+    results are there), and the manifest says what was recorded and who played the rest."""
+    out = tmp_path / "bury"
+    manifest = gen.generate(out, "shengji", "rule:expert", 3, seed=4, workers=1, progress=False,
+                            options={"rules": "classic", "trump_rank": "any"}, phases="bury",
+                            rest="random")
+    assert manifest["phases"] == {"kinds": ["bury"], "rest": "random"}
+    kinds, records = _recorded_kinds(out)
+    assert kinds and set(kinds) == {"bury"}
+    assert {r.deal_id for r in records} == {0, 1, 2}
+    assert all(r.result.get("winner") in ("attackers", "declarers") for r in records)   # played out
+    # The same command again: complete, and the same bytes from scratch.
+    again = gen.generate(tmp_path / "again", "shengji", "rule:expert", 3, seed=4, workers=1,
+                         progress=False, options={"rules": "classic", "trump_rank": "any"},
+                         phases="bury", rest="random")
+    assert files(out) == files(tmp_path / "again") and again == manifest
+    # Recorded whole, the same deals hold play decisions too.
+    gen.generate(tmp_path / "all", "shengji", "rule:expert", 3, seed=4, workers=1, progress=False,
+                 options={"rules": "classic", "trump_rank": "any"})
+    assert {"bury", "play"} <= set(_recorded_kinds(tmp_path / "all")[0])
+
+
+def test_phases_in_dou_dizhu_bidding(tmp_path):
+    gen.generate(tmp_path / "bids", "doudizhu", "rule", 4, seed=2, workers=1, progress=False,
+                 options={"bidding": "call-rob"}, phases="bid,double", rest="rule")
+    kinds, _ = _recorded_kinds(tmp_path / "bids")
+    assert kinds and set(kinds) <= {"bid", "double"}
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--phases", "burry"], "--phases 'burry': shengji's decision kinds are declare, bury, play"),
+    (["--phases", "bury,bury"], "each once"),
+    (["--rest", "random"], "--rest plays the decisions --phases leaves out; give --phases too"),
+    (["--phases", "bury", "--rest", "human"], "--rest human"),
+    (["--phases", "bury", "--rest", "nosuch"], "nosuch"),
+])
+def test_bad_phases_exit_2(tmp_path, capsys, extra, message):
+    assert main(["generate", "--game", "shengji", "--rules", "classic", "--teacher", "rule:expert",
+                 "--deals", "1", "--out", str(tmp_path / "o"), *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("openlandlord: error:") and message in err[0]
+    assert not (tmp_path / "o").exists()
