@@ -119,3 +119,42 @@ def test_refuses_another_games_position(checkpoint, records):
     rec = records[0]
     with pytest.raises(UserError, match="plays shengji, not doudizhu"):
         agent.scores(rec.obs, rec.legal)
+
+
+def _classic_positions_too_large_to_list(deals: int = 3):
+    """(state, decision) at every classic decision whose legal set is too large to list, the
+    deals played by the expert rule bot."""
+    from openlandlord.agents.loop import answer, decisions
+    from openlandlord.games import spec
+    game = spec("shengji")
+    bot = make("rule:expert", 0)
+    found = []
+    for seed in range(deals):
+        state = game.new_deal(seed, rules="classic", trump_rank="any")
+        loop = decisions(state, game.legal_cap)
+        try:
+            decision = next(loop)
+            while True:
+                if decision.legal is None:
+                    found.append(decision)
+                decision = loop.send(answer(bot, decision))
+        except StopIteration:
+            pass
+    return game, found
+
+
+def test_a_classic_lead_too_large_to_list_is_one_listed_decision_over_the_candidates():
+    """The student leads in `classic` (any cards of one suit may be led: too many to list) by
+    scoring the game's lead candidates as one listed decision, as its search teacher does; card
+    by card it was 3 points a deal weaker (docs/models.md). The burial and a void seat's long
+    follow stay card by card (choose_play answers None)."""
+    game, found = _classic_positions_too_large_to_list()
+    student = make("student:data/models/shengji-classic")
+    leads = [d for d in found if d.obs.phase == "play" and not d.obs.trick]
+    others = [d for d in found if d not in leads]
+    assert leads and any(d.obs.phase == "bury" for d in others)
+    for decision in leads:
+        candidates = game.play_candidates(decision.obs)
+        move = student.choose_play(decision.obs)
+        assert move == candidates[choose(student.scores(decision.obs, candidates))]
+    assert all(student.choose_play(d.obs) is None for d in others)

@@ -51,7 +51,8 @@ class Agent(Protocol):
 #       batch or what it scored before (eval/arena.py).
 #   choose_play(obs) -> move
 #       a whole move for a legal set too large to list (`openlandlord.agents.loop`): the agent
-#       builds it itself instead of scoring it card by card.
+#       builds it itself instead of scoring it card by card (None: card by card after all).
+#       Network players (`ListedPlays`) choose among the game's `play_candidates` there.
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,30 @@ def checked_choice(agent, scores, legal) -> int:
         raise RuntimeError(f"agent {getattr(agent, 'name', agent)!r} returned {scores.shape} "
                            f"scores for {len(legal)} legal moves")
     return choose(scores)
+
+
+def play_from_candidates(agent, obs):
+    """A play too large to list, chosen by `agent`'s scores among the game's own short list of
+    candidates for it (`play_candidates`: a Shengji `classic` lead, any cards of one suit,
+    offered as the expert rule bot's lead candidates: every single, pair and tractor and per
+    plain suit the throw of its master units), scored as one listed decision; None where the
+    game has no such list (the play is then built card by card)."""
+    from openlandlord.games import spec as game_spec
+    candidates = game_spec(obs.game).play_candidates(obs)
+    if not candidates:
+        return None
+    return candidates[checked_choice(agent, agent.scores(obs, candidates), candidates)]
+
+
+class ListedPlays:
+    """A network player's `choose_play`: a play too large to list is asked of the network as
+    a listed decision over the game's candidates (`play_from_candidates`), the form most of
+    its decisions come in, instead of card by card. Measured on the shipped `classic`
+    student against `rule:expert` (`shengji-classic-dev-260`): +10.06 [+8.01, +12.04] card
+    points a deal where card by card it made +6.88 [+4.79, +8.92] (docs/models.md)."""
+
+    def choose_play(self, obs):
+        return play_from_candidates(self, obs)
 
 
 def bid_values(own: str = "own") -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from ..errors import NotAvailable, UserError
-from . import Spec, check_options
+from . import ListedPlays, Spec, check_options
 
 COMPUTE_UNITS = ("all", "cpu_only", "cpu_and_gpu", "cpu_and_ne")
 REQUIRED_METADATA = ("game", "feature_version", "slots", "state_tokens", "functions")
@@ -38,7 +38,7 @@ def prediction_unavailable() -> str | None:
     return None
 
 
-class CoreMLAgent:
+class CoreMLAgent(ListedPlays):
     """Scores = the exported student's logits over the legal moves."""
 
     def __init__(self, package: str, compute_units: str = "all"):

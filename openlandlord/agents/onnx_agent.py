@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from ..errors import UserError
-from . import Spec, check_options, option
+from . import ListedPlays, Spec, check_options, option
 
 CONFIG_KEY = "config.json"
 ROWS = 8
@@ -86,7 +86,7 @@ def _bucket(count: int, chunk: int) -> int:
     return min(slots, chunk)
 
 
-class OnnxAgent:
+class OnnxAgent(ListedPlays):
     """Scores = the exported student's logits over the legal moves (module docstring)."""
 
     def __init__(self, path: str, chunk: int = CHUNK):

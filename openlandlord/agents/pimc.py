@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Spec, bid_values, check_options, option
+from . import Spec, bid_values, check_options, option, play_from_candidates
 from .loop import scores_by_completion
 from ..errors import UserError
 from ..games import spec as game_spec
@@ -160,10 +160,10 @@ class PimcAgent:
         scores them (the rule bot's burial with `bid=rule` or `bid=rule-bury`); else (a
         Shengji void seat answering a long tractor) built card by card by the expert rule
         bot, not searched."""
+        listed = play_from_candidates(self, obs)
+        if listed is not None:
+            return listed
         game = game_spec(obs.game)
-        candidates = game.play_candidates(obs)
-        if candidates:
-            return candidates[int(np.argmax(self.scores(obs, candidates)))]
         step = game.build_step(obs, ())
         if step is not None and not self._rule_bids(game, obs, [full for _, full in step]):
             prefix: tuple = ()

@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from ..errors import NotAvailable, UserError
-from . import Routed, Spec, check_options
+from . import ListedPlays, Routed, Spec, check_options
 
 BACKENDS = ("native", "mlx")
 
@@ -61,7 +61,7 @@ def _slots(count: int) -> int:
     return slots
 
 
-class StudentAgent:
+class StudentAgent(ListedPlays):
     """The student at argmax or with its logits as scores (see the module docstring)."""
 
     def __init__(self, directory: str, backend: str | None = None):
