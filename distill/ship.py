@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openlandlord import artefacts, provenance
-from openlandlord.cli import PARENT_FD
 from openlandlord.errors import UserError
+from openlandlord.executor import PARENT_FD
 from openlandlord.games import GAMES, all_options, game_options, spec as game_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,7 +178,7 @@ class Driver:
         start = time.monotonic()
         # The CLI module, not the `openlandlord` script: the same interpreter, installed or not.
         # The step stops itself when this process is gone, even by SIGKILL: it holds the read
-        # end of a pipe whose write end only this process has (cli._stop_with_parent).
+        # end of a pipe whose write end only this process has (executor.stop_with_parent).
         read_end, write_end = os.pipe()
         try:
             proc = subprocess.Popen([sys.executable, "-m", "openlandlord.cli", *command[1:]],

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import os
 import signal
 import sys
 import threading
@@ -366,41 +365,12 @@ def _sigterm_unwinds():
         signal.signal(signal.SIGTERM, previous)
 
 
-PARENT_FD = "OPENLANDLORD_PARENT_FD"
-
-
-def _stop_with_parent() -> None:
-    """A command run by another (a `ship` step) stops when that one is gone, killed or not.
-    The parent passes the read end of a pipe whose write end only it holds, named by
-    OPENLANDLORD_PARENT_FD; the pipe reads end-of-file once the parent exits, and this process
-    then sends itself SIGTERM, so its own cleanup runs (workers stopped, locks released). A
-    `ship` that got SIGKILL left its running step computing to the end, holding its outputs'
-    locks against the rerun."""
-    fd = os.environ.pop(PARENT_FD, None)
-    if fd is None or threading.current_thread() is not threading.main_thread():
-        return
-    try:
-        fd = int(fd)
-        os.fstat(fd)
-    except (ValueError, OSError):
-        return
-
-    def watch() -> None:
-        try:
-            while os.read(fd, 1):
-                pass
-        except OSError:
-            pass
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         with _sigterm_unwinds():
-            _stop_with_parent()
+            from .executor import stop_with_parent
+            stop_with_parent()
             return _main(argv)
     except Terminated:
         print("openlandlord: terminated", file=sys.stderr)

@@ -59,7 +59,9 @@ import contextlib
 import multiprocessing
 import os
 import queue
+import signal
 import socket
+import threading
 import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -139,7 +141,6 @@ def _exit_with_parent() -> None:
     whose parent got SIGKILL (no cleanup can run there) searched on to the end of its task,
     minutes of a core. The parent's sentinel (spawn context) becomes ready when the parent
     process exits, on Linux and macOS alike; a daemon thread waits on it."""
-    import threading
     from multiprocessing.connection import wait as wait_ready
     parent = multiprocessing.parent_process()
     if parent is None or parent.sentinel is None:
@@ -260,6 +261,37 @@ def _run_pool(fn, tasks: list, workers: int, on_progress, initializer) -> Iterat
         if sink is not None:
             sink.close()
             sink.cancel_join_thread()
+
+
+PARENT_FD = "OPENLANDLORD_PARENT_FD"
+
+
+def stop_with_parent() -> None:
+    """Called by the CLI as a command starts: a command run by another (a `ship` step) stops
+    when that one is gone, killed or not. The parent passes the read end of a pipe whose write
+    end only it holds, named by OPENLANDLORD_PARENT_FD; the pipe reads end-of-file once the
+    parent exits, and this process then sends itself SIGTERM, which the CLI turns into its
+    cleanup (workers stopped, locks released) as for a SIGTERM from outside. A `ship` that got
+    SIGKILL left its running step computing to the end, holding its outputs' locks against
+    the rerun."""
+    fd = os.environ.pop(PARENT_FD, None)
+    if fd is None or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        fd = int(fd)
+        os.fstat(fd)
+    except (ValueError, OSError):
+        return
+
+    def watch() -> None:
+        try:
+            while os.read(fd, 1):
+                pass
+        except OSError:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
 
 
 def _import_ray():
