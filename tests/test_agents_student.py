@@ -158,3 +158,6 @@ def test_a_classic_lead_too_large_to_list_is_one_listed_decision_over_the_candid
         move = student.choose_play(decision.obs)
         assert move == candidates[choose(student.scores(decision.obs, candidates))]
     assert all(student.choose_play(d.obs) is None for d in others)
+    # Its twin with the rule bot's bids leads the same way (the lead is not a bid).
+    twin = make("student:data/models/shengji-classic,bid=rule")
+    assert [twin.choose_play(d.obs) for d in leads] == [student.choose_play(d.obs) for d in leads]
