@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -241,11 +241,9 @@ def _check_shard_entries(path: Path, manifest: dict, entries: list) -> dict:
     """The run configuration the manifest states, once its shard entries are found to be
     indices 0..n-1 in order, once each, whose deal ranges tile the run's deals exactly as
     generation cuts them: a dropped, duplicated or reordered entry is refused here."""
-    from .generate import RunConfig
+    from .generate import recorded_run
 
-    # As RunConfig.info() records it: `phases` only where the run records some phases alone.
-    run = {f.name: manifest.get(f.name) for f in fields(RunConfig)
-           if f.name != "phases" or manifest.get("phases") is not None}
+    run = recorded_run(manifest)
     deals, per_shard = run["deals"], run["deals_per_shard"]
     for key, value in (("deals", deals), ("deals_per_shard", per_shard)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -33,7 +33,7 @@ import math
 import os
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +100,14 @@ def parse_phases(spec, phases: str | None, rest: str | None, teacher: str) -> di
             "rest": teacher if rest is None else agents.parse_spec(rest).text}
 
 
+def recorded_run(found: dict) -> dict:
+    """A run's RunConfig fields as shards and the manifest record them, from any mapping that
+    holds them (the config itself, a manifest): `phases` only where the run records some
+    decision kinds alone, so datasets made before `--phases` match their manifests."""
+    names = [f.name for f in fields(RunConfig)]
+    return {k: found.get(k) for k in names if k != "phases" or found.get(k) is not None}
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that decides a dataset's content: two runs with equal configs (and code)
@@ -118,10 +126,7 @@ class RunConfig:
 
     def info(self) -> dict:
         """The config as shards and the manifest record it."""
-        found = asdict(self)
-        if found["phases"] is None:
-            del found["phases"]
-        return found
+        return recorded_run(asdict(self))
 
     @property
     def num_shards(self) -> int:
@@ -410,8 +415,7 @@ def _write_run(out: Path, config: RunConfig, eval_check: dict, workers, backend:
             raise UserError(f"{out / MANIFEST} is unreadable ({exc})") from None
         if not isinstance(manifest, dict):
             raise UserError(f"{out / MANIFEST} is unreadable (not a JSON object)")
-        if {k: manifest.get(k) for k in config.info()} != config.info() or \
-                ("phases" in manifest and config.phases is None):
+        if recorded_run(manifest) != config.info():
             raise _different_run(out, manifest, config.info())
         dataset.open(out)  # finished already: prove it intact rather than silently trust it
         if progress:
