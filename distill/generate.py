@@ -19,15 +19,18 @@ spec's `bidding_kinds`, e.g. Shengji `classic`'s `bury` and `declare`, Dou Dizhu
 SPEC` (default: the teacher). A teacher that is costly in the play then makes data of one
 rare decision cheaply: `--phases bury --rest student:DIR` searches only the burials.
 
-Deals are driven by the one decision loop (`openlandlord.agents.loop`). A Shengji follow too
-large to list (more than the spec's `legal_cap` legal plays) is recorded as the card-by-card
-steps the arena builds it with, each scored through full-play completions (the spec's
-`complete`, docs/dataset-format.md). The teacher temperature, the roles recorded, the seats
+Deals are driven by the one decision loop (`openlandlord.agents.loop`). A play too large to
+list (more than the spec's `legal_cap` legal plays) for which the game has a short list of
+candidates (`play_candidates`: a Shengji `classic` lead) is recorded as one listed decision
+over them, the form the network players choose it in (`agents.ListedPlays`); any other (a
+Shengji follow, a `classic` burial) as the card-by-card steps the arena builds it with, each
+scored through full-play completions (the spec's `complete`, docs/dataset-format.md). The teacher temperature, the roles recorded, the seats
 and the move encoding are the game spec's.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -145,8 +148,9 @@ def decision_kind(game, decision) -> str:
 def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None,
               rest=None) -> dict:
     """Play deal `index` to the end and return its decisions (those with 2+ legal moves),
-    each scored by the teacher, plus the deal's outcome. A play too large to list is built
-    card by card, each step with two or more candidates a decision. With `config.phases`,
+    each scored by the teacher, plus the deal's outcome. A play too large to list is chosen among the game's
+    `play_candidates` where it has them (one decision), else built card by card, each step
+    with two or more candidates a decision. With `config.phases`,
     only the decisions of its kinds are scored and recorded; `rest` answers the others."""
     game = game_spec(config.game)
     seed = deal_seed(config.seed, index)
@@ -158,7 +162,17 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
         if config.phases is not None and decision_kind(game, decision) not in config.phases["kinds"]:
             return answer(rest, decision)
         if decision.legal is None:
-            return None                          # build it card by card
+            candidates = game.play_candidates(decision.obs)
+            if not candidates:
+                return None                      # build it card by card
+            if len(candidates) == 1:
+                return candidates[0]
+            # The game's own short list (a Shengji `classic` lead): one listed decision, the
+            # form the network players are asked it in (`agents.ListedPlays`).
+            listed = dataclasses.replace(decision, legal=candidates)
+            scores = _teacher_scores(config, teacher, decision.obs, candidates, timing)
+            return candidates[_record(config, game, state, listed, scores, mixer, coin,
+                                      decisions_made)]
         if decision.prefix is None:
             scores = _teacher_scores(config, teacher, decision.obs, decision.legal, timing)
             return _record(config, game, state, decision, scores, mixer, coin, decisions_made)

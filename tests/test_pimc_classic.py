@@ -129,6 +129,25 @@ def test_generate_records_classic_burial_declarations_and_play(tmp_path):
     assert manifest["rules"] == {"rules": "classic", "trump_rank": "any"}
 
 
+def test_generation_records_a_classic_lead_too_large_to_list_as_one_decision_over_the_candidates(tmp_path):
+    # The network players choose such a lead among the game's `play_candidates`
+    # (agents.ListedPlays); generation records it in that form, not card by card.
+    from openlandlord.distill import dataset
+
+    out = tmp_path / "data"
+    assert main(["generate", "--game", "shengji", "--rules", "classic", "--trump-rank", "any",
+                 "--teacher", "rule:expert", "--deals", "4", "--workers", "1", "--seed", "5",
+                 "--out", str(out)]) == 0
+    listed_leads = 0
+    for record in dataset.open(str(out)).records():
+        if record.obs.phase != "play" or record.obs.trick:
+            continue
+        assert record.factored == -1, "a classic lead was recorded card by card"
+        candidates = [SHENGJI.move_text(c) for c in SHENGJI.play_candidates(record.obs)]
+        listed_leads += [SHENGJI.move_text(m) for m in record.legal] == candidates
+    assert listed_leads > 0
+
+
 def test_the_classic_ship_recipe(tmp_path, capsys):
     from openlandlord.distill import ship
 
