@@ -24,8 +24,8 @@ list (more than the spec's `legal_cap` legal plays) for which the game has a sho
 candidates (`play_candidates`: a Shengji `classic` lead) is recorded as one listed decision
 over them, the form the network players choose it in (`agents.ListedPlays`); any other (a
 Shengji follow, a `classic` burial) as the card-by-card steps the arena builds it with, each
-scored through full-play completions (the spec's `complete`, docs/dataset-format.md). The teacher temperature, the roles recorded, the seats
-and the move encoding are the game spec's.
+scored through full-play completions (the spec's `complete`, docs/dataset-format.md). The
+teacher temperature, the roles recorded, the seats and the move encoding are the game spec's.
 """
 from __future__ import annotations
 
@@ -148,10 +148,10 @@ def decision_kind(game, decision) -> str:
 def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None,
               rest=None) -> dict:
     """Play deal `index` to the end and return its decisions (those with 2+ legal moves),
-    each scored by the teacher, plus the deal's outcome. A play too large to list is chosen among the game's
-    `play_candidates` where it has them (one decision), else built card by card, each step
-    with two or more candidates a decision. With `config.phases`,
-    only the decisions of its kinds are scored and recorded; `rest` answers the others."""
+    each scored by the teacher, plus the deal's outcome. A play too large to list is chosen
+    among the game's `play_candidates` where it has them (one decision), else built card by
+    card, each step with two or more candidates a decision. With `config.phases`, only the
+    decisions of its kinds are scored and recorded; `rest` answers the others."""
     game = game_spec(config.game)
     seed = deal_seed(config.seed, index)
     state = game.new_deal(seed, **config.rules)
