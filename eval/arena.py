@@ -400,7 +400,8 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
         wp, wp_ci = stats.paired_bootstrap(per_deal(records, "win"), seed=seed + 7)
         adp, adp_ci = stats.paired_bootstrap(per_deal(records, "douzero_points"), seed=seed + 8)
         result.update(wp=wp, wp_ci95=wp_ci, adp=adp, adp_ci95=adp_ci)
-    keys = ("win", "score") + (("points",) if records and "points" in records[0] else ())
+    keys = ("win", "score") + (("points",) if records and "points" in records[0] else ()) \
+        + (("douzero_points",) if protocol == "douzero" else ())
     result.update(per_deal={key: per_deal(records, key).tolist() for key in keys},
                   workers=default_workers() if workers is None else workers,
                   seconds=time.perf_counter() - started, git_sha=git_sha())

@@ -35,6 +35,7 @@ HANDLERS = {
     ("bench", "dmc"): "openlandlord.distill.dmc:bench",
     ("eval",): "openlandlord.eval.arena:run",
     ("league",): "openlandlord.eval.league:run",
+    ("compare",): "openlandlord.eval.compare:run",
     ("quickstart",): "openlandlord.quickstart:run",
     ("serve",): "openlandlord.web.server:run",
 }
@@ -289,6 +290,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "recorded beside the ledger)")
     ev.add_argument("--force", action="store_true", help="replace an existing --json file or --report folder")
     _backend(ev)
+
+    cmp_ = command("compare", "compare two evaluations of the same deals against the same opponent, deal by deal",
+                   "openlandlord compare runs/with.json runs/without.json")
+    cmp_.add_argument("agent", metavar="A.json", help="an `eval --json` result")
+    cmp_.add_argument("baseline", metavar="B.json",
+                      help="another, of the same deals against the same opponent: the figures are A minus B")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    cmp_.add_argument("--json", default=None, help="write the comparison to this JSON file")
+    cmp_.add_argument("--force", action="store_true", help="replace an existing --json file")
 
     lg = command("league", "round robin with Bradley-Terry / Elo ratings",
                  "openlandlord league --agents random rule rule:expert --deals 100 --anchor random",
