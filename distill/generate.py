@@ -21,9 +21,10 @@ rare decision cheaply: `--phases bury --rest student:DIR` searches only the buri
 
 Deals are driven by the one decision loop (`openlandlord.agents.loop`). A play too large to
 list (more than the spec's `legal_cap` legal plays) for which the game has a short list of
-candidates (`play_candidates`: a Shengji `classic` lead) is recorded as one listed decision
-over them, the form the network players choose it in (`agents.ListedPlays`); any other (a
-Shengji follow, a `classic` burial) as the card-by-card steps the arena builds it with, each
+candidates (`play_candidates`: a Shengji `classic` lead; a `classic` burial where the teacher
+has `burial=listed`) is recorded as one listed decision over them, the form the network
+players choose it in (`agents.ListedPlays`); any other (a Shengji follow, a `classic` burial
+by default) as the card-by-card steps the arena builds it with, each
 scored through full-play completions (the spec's `complete`, docs/dataset-format.md). The
 teacher temperature, the roles recorded, the seats and the move encoding are the game spec's.
 """
@@ -162,7 +163,7 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
         if config.phases is not None and decision_kind(game, decision) not in config.phases["kinds"]:
             return answer(rest, decision)
         if decision.legal is None:
-            candidates = game.play_candidates(decision.obs)
+            candidates = game.play_candidates(decision.obs, getattr(teacher, "burial", "cards"))
             if not candidates:
                 return None                      # build it card by card
             if len(candidates) == 1:

@@ -1,4 +1,4 @@
-"""usage: python docs/examples/shengji_gap.py KIND [STUDENT] [TEACHER] [DEAL_SET]: where does a
+"""usage: python docs/examples/shengji_gap.py KIND [STUDENT] [TEACHER] [DEAL_SET] [NAME]: where does a
 Shengji student lose its teacher's edge? (issue 19; docs/models.md, "Where the student loses
 its teacher's edge"). A player that asks TEACHER (default pimc:objective=points,worlds=64, the
 shipped `tractor` student's) for one kind of decision and STUDENT (default data/models/shengji)
@@ -17,8 +17,8 @@ the declarations and the burial stay with the student unless KIND names them. KI
   all     the teacher alone (the same games as `eval --agent TEACHER`).
 A follow too large to list goes to the chosen side's own way of building it (the teacher: the
 rule bot's constructive choice, as in its data; the student: card by card). Prints one line
-and writes data/runs/gap/KIND.json (data/runs/gap/DEAL_SET-KIND.json for another deal set;
-the eval's JSON)."""
+and writes data/runs/gap/KIND.json (data/runs/gap/DEAL_SET-KIND.json for another deal set,
+data/runs/gap/NAME.json where NAME is given; the eval's JSON)."""
 import json
 import sys
 import time
@@ -80,7 +80,7 @@ def play(kind: str, deal_set, student: str = STUDENT, teacher: str = TEACHER, wo
 if __name__ == "__main__":
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
     if kind not in KINDS:
-        print(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER] [DEAL_SET]", file=sys.stderr)
+        print(f"usage: {sys.argv[0]} {'|'.join(KINDS)} [STUDENT] [TEACHER] [DEAL_SET] [NAME]", file=sys.stderr)
         sys.exit(2)
     student = sys.argv[2] if len(sys.argv) > 2 else STUDENT
     teacher = sys.argv[3] if len(sys.argv) > 3 else TEACHER
@@ -90,6 +90,7 @@ if __name__ == "__main__":
     out = Path("data/runs/gap")
     out.mkdir(parents=True, exist_ok=True)
     name = kind if deal_set == DEAL_SET else f"{deal_set}-{kind}"
+    name = sys.argv[5] if len(sys.argv) > 5 else name
     (out / f"{name}.json").write_text(json.dumps(result, indent=1, default=str))
     low, high = result["mean_points_ci95"]
     print(f"{kind:6s} student {student}, teacher {teacher}: {result['mean_points']:+.2f} [{low:+.2f}, "

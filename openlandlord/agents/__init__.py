@@ -209,10 +209,11 @@ def play_from_candidates(agent, obs):
     """A play too large to list, chosen by `agent`'s scores among the game's own short list of
     candidates for it (`play_candidates`: a Shengji `classic` lead, any cards of one suit,
     offered as the expert rule bot's lead candidates: every single, pair and tractor and per
-    plain suit the throw of its master units), scored as one listed decision; None where the
-    game has no such list (the play is then built card by card)."""
+    plain suit the throw of its master units; a `classic` burial where the agent's `burial`
+    is `listed`), scored as one listed decision; None where the game has no such list (the
+    play is then built card by card)."""
     from openlandlord.games import spec as game_spec
-    candidates = game_spec(obs.game).play_candidates(obs)
+    candidates = game_spec(obs.game).play_candidates(obs, getattr(agent, "burial", "cards"))
     if not candidates:
         return None
     return candidates[checked_choice(agent, agent.scores(obs, candidates), candidates)]

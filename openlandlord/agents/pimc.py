@@ -29,7 +29,10 @@ bidding search is measured against (docs/pimc.md); `bid_worlds` (default: `world
 worlds of a bidding decision apart (bids are few and decide the stake). Shengji `classic`
 declarations are searched only with `declare=search` (default `rule`: the rule bot's scores;
 searched, they measured weaker on the dev set, docs/pimc.md); its burial is always searched
-unless `bid=rule` or `bid=rule-bury`, card by card, as in dataset generation (`choose_play`).
+unless `bid=rule` or `bid=rule-bury`, card by card, as in dataset generation (`choose_play`);
+with `burial=listed` (default `cards`) it is searched as one listed decision among the game's
+burial candidates (`rule.burial_candidates`: the rule bot's burial and its variants), and
+dataset generation records it so (docs/pimc.md).
 
 `solve=K` (default 0, off): once K or fewer cards are left in all hands together, each
 sampled world of a play decision is solved exactly (perfect-information minimax of the
@@ -60,6 +63,7 @@ import numpy as np
 from . import Spec, bid_values, check_options, option, play_from_candidates
 from .loop import scores_by_completion
 from ..errors import UserError
+from ..games import BURIALS
 from ..games import spec as game_spec
 
 ROLLOUTS = ("rule", "random")
@@ -87,7 +91,10 @@ class PimcAgent:
                  objective: str = "levels", bid: str = "search", bid_worlds: int | None = None,
                  declare: str = "rule", solve: int = 0, leaf: str | None = None,
                  depth: int = DEFAULT_DEPTH, belief: str | None = None,
-                 belief_draws: int = DEFAULT_BELIEF_DRAWS):
+                 belief_draws: int = DEFAULT_BELIEF_DRAWS, burial: str = "cards"):
+        if burial not in BURIALS:
+            raise UserError(f"unknown pimc burial {burial!r}; choose one of {', '.join(BURIALS)}")
+        self.burial = burial
         if not 0 <= solve <= MAX_SOLVE:
             raise UserError(f"pimc needs solve between 0 and {MAX_SOLVE} cards, got {solve}")
         self.solve = solve
@@ -160,7 +167,7 @@ class PimcAgent:
         scores them (the rule bot's burial with `bid=rule` or `bid=rule-bury`); else (a
         Shengji void seat answering a long tractor) built card by card by the expert rule
         bot, not searched."""
-        listed = play_from_candidates(self, obs)
+        listed = play_from_candidates(self, obs)      # burial=listed: a burial too
         if listed is not None:
             return listed
         game = game_spec(obs.game)
@@ -285,7 +292,7 @@ def _belief_student(spec: str):
 
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare",
-                        "solve", "leaf", "depth", "belief", "belief_draws"},
+                        "solve", "leaf", "depth", "belief", "belief_draws", "burial"},
                   positional=False)
     if "belief_draws" in spec.options and "belief" not in spec.options:
         raise UserError(f"agent spec {spec.text!r}: belief_draws= goes with belief=student:DIR")
@@ -304,7 +311,8 @@ def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
                      depth=option(spec, "depth", DEFAULT_DEPTH, int, low=0, high=MAX_DEPTH),
                      belief=spec.options.get("belief"),
                      belief_draws=option(spec, "belief_draws", DEFAULT_BELIEF_DRAWS, int, low=1,
-                                         high=MAX_BELIEF_DRAWS))
+                                         high=MAX_BELIEF_DRAWS),
+                     burial=option(spec, "burial", "cards", str).strip().lower())
 
 
 def bench(deals: int = 5, spec: str = "pimc", games: tuple | None = None) -> dict:

@@ -1,4 +1,9 @@
-"""`student:PATH[,backend=native|mlx][,endgame=K]`: the trained student as a player.
+"""`student:PATH[,backend=native|mlx][,endgame=K][,burial=cards|listed]`: the trained student as a player.
+
+`burial=listed` (default `cards`): a Shengji `classic` burial is one listed decision among the
+game's burial candidates (`play_candidates`), as a lead too large to list is, instead of built
+card by card; for a student trained on burials recorded that way (`generate` with a
+`pimc:...,burial=listed` teacher).
 
 `endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
@@ -64,14 +69,18 @@ def _slots(count: int) -> int:
 class StudentAgent(ListedPlays):
     """The student at argmax or with its logits as scores (see the module docstring)."""
 
-    def __init__(self, directory: str, backend: str | None = None):
+    def __init__(self, directory: str, backend: str | None = None, burial: str = "cards"):
         from openlandlord import features
+        from openlandlord.games import BURIALS
         from openlandlord.model import native
 
         if backend is None:
             backend = "native" if native.available() else "mlx"
         if backend not in BACKENDS:
             raise UserError(f"unknown student backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if burial not in BURIALS:
+            raise UserError(f"unknown student burial {burial!r}; choose one of {', '.join(BURIALS)}")
+        self.burial = burial            # a Shengji `classic` burial: card by card or listed
         self.directory = resolve_checkpoint(directory)
         self.backend = backend
         if backend == "native":
@@ -86,7 +95,7 @@ class StudentAgent(ListedPlays):
             {k: getattr(self.config, k) for k in ("state_feat_dim", "action_feat_dim", "num_roles",
                                                  "belief_slots")},
             f"student {self.directory}", "retrain it")
-        self.name = f"student:{directory}"
+        self.name = f"student:{directory}" + (f",burial={burial}" if burial != "cards" else "")
 
     def scores(self, obs, legal) -> np.ndarray:
         return self.scores_batch([(obs, legal)])[0]
@@ -159,7 +168,7 @@ class Endgame(Routed):
 
 def make_student(spec: Spec, seed: int | None = None):
     from . import option, with_bids
-    check_options(spec, {"path", "backend", "bid", "endgame", "endgame_worlds"})
+    check_options(spec, {"path", "backend", "bid", "endgame", "endgame_worlds", "burial"})
     path = spec.arg or spec.options.get("path")
     if not path:
         raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
@@ -172,15 +181,16 @@ def make_student(spec: Spec, seed: int | None = None):
         if not native.available():
             raise UserError(f"agent spec {spec.text!r}: the native forward pass is not built here; "
                             "build it with `python setup.py build_ext --inplace`, or use backend=mlx")
+    burial = option(spec, "burial", "cards", str).strip().lower()
     cards = option(spec, "endgame", 0, int, low=0)
     worlds = option(spec, "endgame_worlds", None, int, low=1)
     if worlds is not None and not cards:
         raise UserError(f"agent spec {spec.text!r}: endgame_worlds needs endgame=K")
     if not cards:
-        return with_bids(StudentAgent(path, backend), spec, seed)
-    key = (os.path.abspath(path), backend)
+        return with_bids(StudentAgent(path, backend, burial), spec, seed)
+    key = (os.path.abspath(path), backend, burial)
     if key not in _LOADED:                 # deterministic and stateless: one per process serves every game
-        _LOADED[key] = StudentAgent(path, backend)
+        _LOADED[key] = StudentAgent(path, backend, burial)
     return with_bids(Endgame(_LOADED[key], cards, seed, worlds), spec, seed)
 
 

@@ -37,6 +37,9 @@ from ..errors import UserError
 
 # The factored-decision option "this prefix is complete" (a lead that could still grow).
 END = "END"
+# How an agent makes a Shengji `classic` burial (its `burial=` option, `play_candidates`):
+# card by card, or one listed decision among the game's burial candidates.
+BURIALS = ("cards", "listed")
 
 # name -> "module:attribute" of its spec, imported on first use (a registry line per game).
 _REGISTRY = {
@@ -231,9 +234,11 @@ class BaseSpec:
         """The quickstart plan for these game options (default: the game's `quickstart`)."""
         return self.quickstart
 
-    def play_candidates(self, obs):
+    def play_candidates(self, obs, burial: str = "cards"):
         """For a play too large to list, a short list of good legal candidates that a search
-        may choose among (None: the game has none; the rule bot builds the play)."""
+        may choose among (None: the game has none; the rule bot builds the play). `burial`
+        (`cards` or `listed`): whether a Shengji `classic` burial is built card by card (None
+        here) or chosen among the game's burial candidates (the agents' `burial=` option)."""
         return None
 
     def build_step(self, obs, prefix: tuple):

@@ -21,6 +21,8 @@ by the ordinary arena: `openlandlord eval --game shengji --agent rule:expert --o
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ...errors import UserError
@@ -251,6 +253,40 @@ def _lead_candidates(t: "_Table", expert: bool) -> list[tuple[str, ...]]:
             if len(masters) >= 2:
                 out.add(tuple(sorted(CARD_NAMES[c] for u in masters for c in u.cards)))
     return sorted(out)
+
+
+# Point weights of the burial candidates' keeping orders (`burial_candidates`): the rule bot's
+# (+0.8: points kept), indifferent, and two that bury points first.
+_BURY_POINT_WEIGHTS = (0.8, 0.0, -0.6, -1.2)
+
+
+def burial_candidates(obs) -> list[tuple[str, ...]]:
+    """A short list of whole burials for the dealer's 33 cards (`burial=listed`: the form a
+    network player and the search choose a burial in, one listed decision): the 8 cards
+    cheapest to keep by the rule bot's keeping order and by orders that weigh the point cards
+    less (down to burying them first), with and without keeping pairs whole, and each of those
+    after burying every card of one or two short plain suits (a void to trump into later).
+    The rule bot's own burial is the first candidate."""
+    t = _Table(obs)
+    hand = t.hand.astype(int)
+    cards = np.repeat(np.arange(54), hand)
+    plain = [cat for cat in range(4) if (hand * (t.cat == cat)).sum()]
+    voids: list[tuple[int, ...]] = [()]
+    for size in (1, 2):
+        for group in itertools.combinations(plain, size):
+            if sum(int((hand * (t.cat == cat)).sum()) for cat in group) <= 8:
+                voids.append(group)
+    out: dict[tuple[str, ...], None] = {}
+    for weight in _BURY_POINT_WEIGHTS:
+        keep = t.strength[cards] + 14.0 * (t.cat[cards] == TRUMP) + weight * t.points[cards]
+        for whole_pairs in (False, True):
+            value = keep + (4.0 * (hand[cards] == 2) if whole_pairs else 0.0)
+            for group in voids:
+                forced = np.isin(t.cat[cards], group) if group else np.zeros(len(cards), bool)
+                # Stable: ties go in card order, so the rule bot's burial comes out first.
+                order = np.lexsort((value, ~forced))
+                out.setdefault(tuple(sorted(CARD_NAMES[c] for c in cards[order[:8]])), None)
+    return list(out)
 
 
 def choose_play(obs, level: str, rng) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .. import BaseSpec, Option, Seating
+from .. import BURIALS, BaseSpec, Option, Seating
 from ...errors import UserError
 from .state import DEFAULT_CAP
 
@@ -362,11 +362,22 @@ class ShengjiSpec(BaseSpec):
         return [(prefix + (card,), complete(referee, prefix + (card,), obs))
                 for card in burial_options(hand, prefix)]
 
-    def play_candidates(self, obs):
+    def play_candidates(self, obs, burial: str = "cards"):
         """A `classic` lead too large to list (any cards of one suit may be led): the expert
         rule bot's own lead candidates, every single, pair and tractor, and per plain suit
-        the throw of its master units."""
-        if obs.rules != "classic" or obs.phase != "play" or obs.trick:
+        the throw of its master units. A `classic` burial with `burial="listed"`: the rule
+        bot's burial and its variants (`rule.burial_candidates`); with `cards` (the default)
+        None, so the burial is built card by card."""
+        if burial not in BURIALS:
+            raise UserError(f"unknown burial form {burial!r}; choose one of {', '.join(BURIALS)}")
+        if obs.rules != "classic":
+            return None
+        if obs.phase == "bury":
+            if burial == "cards":
+                return None
+            from .rule import burial_candidates
+            return burial_candidates(obs)
+        if obs.phase != "play" or obs.trick:
             return None
         from .rule import _Table, _lead_candidates
         return _lead_candidates(_Table(obs), True)
