@@ -65,6 +65,11 @@ class TrainConfig:
     # A student checkpoint folder whose weights start the run (fine-tuning; "" = fresh
     # weights): its model config must be this run's. A resumed run continues its own weights.
     init: str = ""
+    # How the student's Shengji `classic` burial is asked at play (checkpoint meta `burial`,
+    # the default of its `student:DIR,burial=` option): `cards` or `listed`, as its data
+    # records the burial (a `pimc:...,burial=listed` teacher's: `listed`); "" = the start's
+    # (`init`), else `cards`.
+    burial: str = ""
 
     def __post_init__(self):
         if isinstance(self.max_hand, bool) or not isinstance(self.max_hand, int) or self.max_hand < 0:
@@ -81,6 +86,10 @@ class TrainConfig:
             if not 0 <= getattr(self, name) < math.inf:
                 raise UserError(f"training config: {name} must not be negative, NaN or infinite, "
                                 f"got {getattr(self, name)}")
+        from openlandlord.games import BURIALS
+        if self.burial not in ("",) + BURIALS:
+            raise UserError(f"training config: burial must be one of {', '.join(BURIALS)}, "
+                            f"got {self.burial!r}")
         allowed = model_fields()
         unknown = sorted(set(self.model) - set(allowed))
         if unknown:

@@ -471,6 +471,8 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
                  "game_options": [cfg.options], "training": "dmc"}
         if cfg.anchor:
             extra["anchor_weights_sha256"] = anchor_meta.get("weights_sha256")
+        if init_meta.get("burial"):
+            extra["burial"] = init_meta["burial"]    # how the start's burial is asked
         row: dict = {}
         played = 0
         while learned < cfg.decisions and (stop_after is None or played < stop_after):

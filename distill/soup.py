@@ -122,6 +122,9 @@ def soup(parts: list[str], out: str, force: bool = False, data: str | None = Non
         for _, _, meta in models:
             options += [o for o in meta.get("game_options") or [] if o not in options]
         extra = {"soup": records, "soup_start": shared, "game_options": options}
+        burials = {meta.get("burial") for _, _, meta in models} - {None}
+        if burials:
+            extra["burial"] = burials.pop()      # the parts share a start, so its form
         if data:
             training = records[0]["training"]
             extra.update(val_metrics(model, config, data, training if isinstance(training, dict) else {}))

@@ -93,6 +93,13 @@ def start_from(trainer, directory: str, mcfg) -> dict:
     return meta
 
 
+def start_burial(directory: str) -> str:
+    """The burial form (checkpoint meta `burial`, TrainConfig.burial) of the student in
+    `directory`: "" where it records none (card by card)."""
+    from openlandlord.model.checkpoint import read_meta
+    return read_meta(directory).get("burial", "")
+
+
 def check_fresh_out(out_dir: Path, force: bool) -> None:
     """A new run's --out: empty, new, or left by a run killed before its first epoch; else
     (a training run, a finished student such as a copy of data/models/X, other files)
@@ -179,6 +186,9 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
              "processes": size}
     if init_sha:
         extra["init_weights_sha256"] = init_sha
+    burial = cfg.burial or (start_burial(cfg.init) if cfg.init else "")
+    if burial and burial != "cards":
+        extra["burial"] = burial
     last_epoch = min(cfg.epochs, stop_after if stop_after is not None else cfg.epochs)
     if start_epoch >= cfg.epochs and rank == 0:
         print(f"{out} has already trained {start_epoch} of {cfg.epochs} epochs: nothing to do "

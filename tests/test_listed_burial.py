@@ -78,17 +78,42 @@ def test_the_search_and_the_student_bury_among_the_candidates_with_burial_listed
         make("pimc:burial=whole", 0)
 
 
-def test_generation_with_a_listed_teacher_records_the_burial_as_one_decision(tmp_path):
-    from openlandlord.distill import dataset
-
-    out = tmp_path / "data"
+@pytest.fixture(scope="module")
+def listed_data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("listed") / "data"
     assert main(["generate", "--game", "shengji", "--rules", "classic", "--trump-rank", "any",
                  "--teacher", "pimc:objective=points,worlds=2,burial=listed", "--phases", "bury",
-                 "--rest", "rule:expert", "--deals", "3", "--workers", "1", "--seed", "5",
+                 "--rest", "rule:expert", "--deals", "6", "--workers", "1", "--seed", "5",
                  "--out", str(out)]) == 0
-    burials = [r for r in dataset.open(str(out)).records() if r.obs.phase == "bury"]
+    return out
+
+
+def test_generation_with_a_listed_teacher_records_the_burial_as_one_decision(listed_data):
+    from openlandlord.distill import dataset
+
+    burials = [r for r in dataset.open(str(listed_data)).records() if r.obs.phase == "bury"]
     assert burials, "no burial recorded"
     for record in burials:
         assert record.factored == -1, "a listed burial was recorded card by card"
         assert [SHENGJI.move_text(m) for m in record.legal] == \
             [SHENGJI.move_text(c) for c in burial_candidates(record.obs)]
+
+
+def test_a_student_trained_with_burial_listed_buries_so_by_default(listed_data, tmp_path):
+    from openlandlord.model.checkpoint import read_meta
+
+    def fine_tune(start, out, *extra):
+        assert main(["train", "--data", str(listed_data), "--out", str(out), "--epochs", "1",
+                     "--set", f"init={start}", "--set", "lr=0.0001", *extra]) == 0
+        return out
+
+    listed = fine_tune(STUDENT, tmp_path / "listed", "--set", "burial=listed")
+    assert read_meta(str(listed))["burial"] == "listed"
+    assert make(f"student:{listed}", 0).burial == "listed"
+    assert make(f"student:{listed},burial=cards", 0).burial == "cards"
+    assert make(f"student:{STUDENT}", 0).burial == "cards"      # recorded nowhere: card by card
+    # A fine-tune of it keeps its form unless told otherwise.
+    again = fine_tune(listed, tmp_path / "again")
+    assert make(f"student:{again}", 0).burial == "listed"
+    assert main(["train", "--data", str(listed_data), "--out", str(tmp_path / "bad"),
+                 "--set", "burial=whole"]) == 2

@@ -1,9 +1,10 @@
 """`student:PATH[,backend=native|mlx][,endgame=K][,burial=cards|listed]`: the trained student as a player.
 
-`burial=listed` (default `cards`): a Shengji `classic` burial is one listed decision among the
-game's burial candidates (`play_candidates`), as a lead too large to list is, instead of built
-card by card; for a student trained on burials recorded that way (`generate` with a
-`pimc:...,burial=listed` teacher).
+`burial=listed` or `cards`: a Shengji `classic` burial is one listed decision among the
+game's burial candidates (`play_candidates`), as a lead too large to list is, or built card by
+card. The default is the checkpoint's (its config.json's `burial`, written by `train` from
+`--set burial=listed` or from the student it started from; else `cards`): a student trained
+on burials recorded as one decision (`generate` with a `pimc:...,burial=listed` teacher).
 
 `endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
@@ -69,7 +70,7 @@ def _slots(count: int) -> int:
 class StudentAgent(ListedPlays):
     """The student at argmax or with its logits as scores (see the module docstring)."""
 
-    def __init__(self, directory: str, backend: str | None = None, burial: str = "cards"):
+    def __init__(self, directory: str, backend: str | None = None, burial: str | None = None):
         from openlandlord import features
         from openlandlord.games import BURIALS
         from openlandlord.model import native
@@ -78,9 +79,8 @@ class StudentAgent(ListedPlays):
             backend = "native" if native.available() else "mlx"
         if backend not in BACKENDS:
             raise UserError(f"unknown student backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-        if burial not in BURIALS:
+        if burial is not None and burial not in BURIALS:
             raise UserError(f"unknown student burial {burial!r}; choose one of {', '.join(BURIALS)}")
-        self.burial = burial            # a Shengji `classic` burial: card by card or listed
         self.directory = resolve_checkpoint(directory)
         self.backend = backend
         if backend == "native":
@@ -95,7 +95,13 @@ class StudentAgent(ListedPlays):
             {k: getattr(self.config, k) for k in ("state_feat_dim", "action_feat_dim", "num_roles",
                                                  "belief_slots")},
             f"student {self.directory}", "retrain it")
-        self.name = f"student:{directory}" + (f",burial={burial}" if burial != "cards" else "")
+        # A Shengji `classic` burial: card by card or listed; by default as the checkpoint's
+        # training data recorded it (meta `burial`, TrainConfig.burial).
+        self.burial = burial or self.meta.get("burial", "cards")
+        if self.burial not in BURIALS:
+            raise UserError(f"student {self.directory}: unknown burial form {self.burial!r} in "
+                            "its config.json")
+        self.name = f"student:{directory}" + (f",burial={burial}" if burial else "")
 
     def scores(self, obs, legal) -> np.ndarray:
         return self.scores_batch([(obs, legal)])[0]
@@ -181,7 +187,8 @@ def make_student(spec: Spec, seed: int | None = None):
         if not native.available():
             raise UserError(f"agent spec {spec.text!r}: the native forward pass is not built here; "
                             "build it with `python setup.py build_ext --inplace`, or use backend=mlx")
-    burial = option(spec, "burial", "cards", str).strip().lower()
+    burial = option(spec, "burial", None, str)
+    burial = burial.strip().lower() if burial is not None else None
     cards = option(spec, "endgame", 0, int, low=0)
     worlds = option(spec, "endgame_worlds", None, int, low=1)
     if worlds is not None and not cards:
