@@ -130,8 +130,13 @@ class ShengjiSpec(BaseSpec):
                                models="shengji-classic",
                                fine_option="trump_rank", fine_name="w128",
                                fine_values=(("any", 800),), fine_epochs=4,
-                               fine_set=("lr=0.0005", "warmup_steps=50"),
+                               fine_set=("lr=0.0005", "warmup_steps=50", "burial=listed"),
                                fine_teacher="pimc:objective=points,worlds=128",
+                               # and 12,000 burials of the same search as one listed decision
+                               # (the student playing the rest, 25 min), learned with them: the
+                               # student then buries from the list (docs/models.md).
+                               fine_burials=12000,
+                               fine_burial_teacher="pimc:objective=points,worlds=128,burial=listed",
                                # Its own declarations and burial against its `,bid=rule` twin
                                # (issue 16), and the DMC stage (off unless `ship --dmc N`): only
                                # the declarations and the burial learn from their returns, the
@@ -148,6 +153,9 @@ class ShengjiSpec(BaseSpec):
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
                                      fine_name="w128", fine_values=(("any", 1),),
                                      fine_teacher="pimc:objective=points,worlds=4",
+                                     fine_burials=2,
+                                     fine_burial_teacher="pimc:objective=points,worlds=2,burial=listed",
+                                     fine_set=("lr=0.0005", "burial=listed"),
                                      generation_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
                                      models="shengji-classic",
