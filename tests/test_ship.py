@@ -120,13 +120,22 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         assert ship.ship("shengji", str(tmp_path / "a"), None, quick=quick, dry_run=True,
                          from_dir=str(shipped), options={"rules": "classic"}) is None
         commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-        assert [c.split()[1] for c in commands] == ["generate", "train"] + ["eval"] * (len(recipe.opponents) + 1)
+        assert [c.split()[1] for c in commands] == \
+            ["generate", "generate", "train"] + ["eval"] * (len(recipe.opponents) + 1)
+        # The round's burials: the listed search buries, the start plays the rest (since git
+        # 48c565b), and the fine-tune learns the listed form.
+        burials = commands[1]
+        assert recipe.fine_burials and f"--teacher {recipe.fine_burial_teacher} " in burials
+        assert "burial=listed" in recipe.fine_burial_teacher
+        assert f"--phases bury --rest student:{ship._arg(shipped)} " in burials
+        assert f"--out {tmp_path / 'a' / 'data-w128' / 'bury'}" in burials
+        assert "--trump-rank any" in burials and "burial=listed" in commands[2]
         assert f"--opponent student:{tmp_path / 'a' / 'student-w128'},bid=rule" in commands[-1]
         assert "--bidding" not in commands[-1] and "--rules classic" in commands[-1]
         assert f"--teacher {recipe.fine_teacher} " in commands[0]
         assert "--rules classic" in commands[0] and "--trump-rank any" in commands[0]
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'any'}" in commands[0]
-        inits = [item for item in commands[1].split() if item.startswith("init=")]
+        inits = [item for item in commands[2].split() if item.startswith("init=")]
         assert inits == [f"init={ship._arg(shipped)}"]
     assert "worlds=128" in recipe.fine_teacher and not (tmp_path / "a").exists()
 
