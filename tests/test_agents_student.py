@@ -146,8 +146,8 @@ def _classic_positions_too_large_to_list(deals: int = 3):
 def test_a_classic_lead_too_large_to_list_is_one_listed_decision_over_the_candidates():
     """The student leads in `classic` (any cards of one suit may be led: too many to list) by
     scoring the game's lead candidates as one listed decision, as its search teacher does; card
-    by card it was 3 points a deal weaker (docs/models.md). The burial and a void seat's long
-    follow stay card by card (choose_play answers None)."""
+    by card it was 3 points a deal weaker (docs/models.md). A void seat's long follow stays card
+    by card (choose_play answers None); the burial too, unless the student buries from the list."""
     game, found = _classic_positions_too_large_to_list()
     student = make("student:data/models/shengji-classic")
     leads = [d for d in found if d.obs.phase == "play" and not d.obs.trick]
@@ -157,7 +157,16 @@ def test_a_classic_lead_too_large_to_list_is_one_listed_decision_over_the_candid
         candidates = game.play_candidates(decision.obs)
         move = student.choose_play(decision.obs)
         assert move == candidates[choose(student.scores(decision.obs, candidates))]
-    assert all(student.choose_play(d.obs) is None for d in others)
+    # The shipped classic student buries from the game's burial candidates (its config.json
+    # records `burial: listed`); with `burial=cards` it builds the burial card by card.
+    for d in others:
+        if d.obs.phase == "bury":
+            burials = game.play_candidates(d.obs, "listed")
+            assert student.choose_play(d.obs) == burials[choose(student.scores(d.obs, burials))]
+        else:
+            assert student.choose_play(d.obs) is None
+    by_cards = make("student:data/models/shengji-classic,burial=cards")
+    assert all(by_cards.choose_play(d.obs) is None for d in others)
     # Its twin with the rule bot's bids leads the same way (the lead is not a bid).
     twin = make("student:data/models/shengji-classic,bid=rule")
     assert [twin.choose_play(d.obs) for d in leads] == [student.choose_play(d.obs) for d in leads]
