@@ -15,9 +15,11 @@ every decision that is recorded.
 
 With `--phases KIND,...` only the decisions of those kinds are scored and recorded (the
 spec's `bidding_kinds`, e.g. Shengji `classic`'s `bury` and `declare`, Dou Dizhu's `bid` and
-`double`, or `play`); every other decision is played, unscored and unrecorded, by `--rest
-SPEC` (default: the teacher). A teacher that is costly in the play then makes data of one
-rare decision cheaply: `--phases bury --rest student:DIR` searches only the burials.
+`double`, `play`, or one of the play's `play_kinds`: `lead`, a play nobody must follow, or
+`follow`); every other decision is played, unscored and unrecorded, by `--rest SPEC`
+(default: the teacher). A teacher that is costly in the play then makes data of one rare
+decision cheaply: `--phases bury --rest student:DIR` searches only the burials, `--phases
+lead --rest student:DIR` only the leads, in the student's own games.
 
 Deals are driven by the one decision loop (`openlandlord.agents.loop`). A play too large to
 list (more than the spec's `legal_cap` legal plays) for which the game has a short list of
@@ -93,11 +95,14 @@ def parse_phases(spec, phases: str | None, rest: str | None, teacher: str) -> di
         if rest is not None:
             raise UserError("--rest plays the decisions --phases leaves out; give --phases too")
         return None
-    kinds = tuple(spec.bidding_kinds) + ("play",)
+    kinds = tuple(spec.bidding_kinds) + ("play",) + tuple(spec.play_kinds)
     chosen = [k.strip() for k in phases.split(",")]
     if not chosen or any(k not in kinds for k in chosen) or len(set(chosen)) != len(chosen):
         raise UserError(f"--phases {phases!r}: {spec.name}'s decision kinds are {', '.join(kinds)} "
                         "(comma-separated, each once)")
+    if "play" in chosen and set(chosen) & set(spec.play_kinds):
+        raise UserError(f"--phases {phases!r}: play already holds {' and '.join(spec.play_kinds)}; "
+                        "name play, or the play kinds alone")
     if rest is not None and agents.parse_spec(rest).name == "human":
         raise UserError("--rest human: generation runs unattended; a person cannot choose moves here")
     return {"kinds": [k for k in kinds if k in chosen],
@@ -140,10 +145,11 @@ class RunConfig:
         return range(index * self.deals_per_shard, min(self.deals, (index + 1) * self.deals_per_shard))
 
 
-def decision_kind(game, decision) -> str:
+def decision_kinds(game, decision) -> tuple[str, ...]:
     """What `--phases` names a decision by: its bidding kind (the spec's `bidding_kinds`), else
-    `play`."""
-    return game.bidding_kind(decision.obs, decision.legal) or "play"
+    `play` and the play's own kind (the spec's `play_kinds`: `lead` or `follow`)."""
+    bidding = game.bidding_kind(decision.obs, decision.legal)
+    return (bidding,) if bidding else ("play", game.play_kind(decision.obs))
 
 
 def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict | None = None,
@@ -160,7 +166,7 @@ def play_deal(config: RunConfig, index: int, teacher, mixer=None, timing: dict |
     decisions_made: list = []
 
     def choose(decision):
-        if config.phases is not None and decision_kind(game, decision) not in config.phases["kinds"]:
+        if config.phases is not None and not set(decision_kinds(game, decision)) & set(config.phases["kinds"]):
             return answer(rest, decision)
         if decision.legal is None:
             candidates = game.play_candidates(decision.obs, getattr(teacher, "burial", "cards"))

@@ -83,13 +83,14 @@ class Recipe:
     fine_epochs: int = 0
     fine_set: tuple = ()
     fine_teacher: str = ""
-    # The fine-tuning round's burials (Shengji `classic`): `fine_burials` more deals in which
-    # `fine_burial_teacher` (a `pimc:...,burial=listed` search) only buries, one listed
-    # decision a deal, and the student the round starts from plays the rest (`generate
-    # --phases bury --rest student:START`), into OUT/data-NAME/bury, seed SEED + ROUNDS + 1 +
-    # len(fine_values); the fine-tune learns them with the round's deals (docs/models.md).
-    fine_burials: int = 0
-    fine_burial_teacher: str = ""
+    # The fine-tuning round's single-kind decisions (Shengji `classic`'s burials and leads):
+    # `fine_phases` ((KIND, deals, teacher), ...): `deals` more deals in which the teacher (a
+    # `pimc:...,burial=listed` search) takes only the decisions of KIND (`generate --phases
+    # KIND`: `bury`, one listed burial a deal; `lead`, the leads over the game's candidates)
+    # and the student the round starts from plays the rest (`--rest student:START`), into
+    # OUT/data-NAME/KIND, seeds SEED + ROUNDS + 1 + len(fine_values) on, one a kind; the
+    # fine-tune learns them with the round's deals (docs/models.md).
+    fine_phases: tuple = ()
     bid_dev: tuple = ()
     bid_final: tuple = ()
     # Iterated distillation (issue 19, lever 3): after the fine-tuning round (or the last mix
@@ -387,8 +388,9 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
              "train": seed, "eval": 0}
     if recipe.fine_values:
         seeds["fine_deals"] = [seed + len(rounds) + 1 + k for k in range(len(recipe.fine_values))]
-        if recipe.fine_burials:
-            seeds["fine_burials"] = seed + len(rounds) + 1 + len(recipe.fine_values)
+        if recipe.fine_phases:
+            first_phase = seed + len(rounds) + 1 + len(recipe.fine_values)
+            seeds["fine_phases"] = [first_phase + k for k in range(len(recipe.fine_phases))]
     n_parts = soup_parts or 1
     if soup_parts:
         # Part k (1-based) of the stage that makes the soup's parts trains with seed SEED + k - 1.
@@ -412,12 +414,12 @@ def _steps(game, recipe, out_dir, ship_path, quick, seed, workers, ledger, final
         part_start = from_dir or final
         parts, fine = _fine_round(run, game, recipe, flags, out_dir, part_start,
                                   seeds["fine_deals"], seed, workers, dry_run,
-                                  n_parts if not dmc else 1, seeds.get("fine_burials"))
+                                  n_parts if not dmc else 1, seeds.get("fine_phases", ()))
         final = parts[0]
     limit = recipe.generations if generations is None else generations
     loop = None
     if limit and recipe.generation_values and not dmc_only:
-        first_gen = seed + len(rounds) + 1 + len(recipe.fine_values) + bool(recipe.fine_burials)
+        first_gen = seed + len(rounds) + 1 + len(recipe.fine_values) + len(recipe.fine_phases)
         seeds["generation_deals"] = [first_gen + k for k in range(limit * len(recipe.generation_values))]
         final, loop = _generations(run, game, recipe, flags, out_dir, final, seeds["generation_deals"],
                                    seed, workers, ledger, limit, dry_run)
@@ -517,7 +519,7 @@ def _rounds(run, game, recipe, flags, teacher_data, data, first, rounds, mix_dea
 
 
 def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, workers, dry_run,
-                parts: int = 1, burial_seed: int | None = None):
+                parts: int = 1, phase_seeds=()):
     """The fine-tuning round: the teacher's deals of every value of the recipe's
     `fine_option`, then `start` fine-tuned on them (`parts` times, seeds `seed` on: the first
     into OUT/student-NAME, part k into OUT/student-NAME-k). Returns the new students and the
@@ -528,16 +530,15 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
     teacher = recipe.fine_teacher or recipe.teacher
     _generate_values(run, game, recipe, flags, fine_data, recipe.fine_values, value_seeds,
                      teacher, workers, name)
-    burials = fine_data / "bury"
-    if recipe.fine_burials:
-        flag = game_spec(game).option(recipe.fine_option).flag
-        run.step(f"generate-{name}-bury",
+    flag = game_spec(game).option(recipe.fine_option).flag
+    for (kind, deals, phase_teacher), phase_seed in zip(recipe.fine_phases, phase_seeds):
+        run.step(f"generate-{name}-{kind}",
                  _cli("generate", "--game", game, *flags,
                       *([] if flag in flags else [flag, recipe.fine_values[0][0]]),
-                      "--teacher", recipe.fine_burial_teacher, "--phases", "bury",
-                      "--rest", f"student:{_arg(start)}", "--deals", recipe.fine_burials,
-                      "--out", burials, "--workers", workers, "--seed", burial_seed),
-                 (burials / "manifest.json").exists())
+                      "--teacher", phase_teacher, "--phases", kind,
+                      "--rest", f"student:{_arg(start)}", "--deals", deals,
+                      "--out", fine_data / kind, "--workers", workers, "--seed", phase_seed),
+                 (fine_data / kind / "manifest.json").exists())
     student = out_dir / f"student-{name}"
     # The student it starts from, recorded in OUT before the fine-tune, so that a rerun after
     # the ship (which may replace the folder it started from) still names the right one.
@@ -565,11 +566,13 @@ def _fine_round(run, game, recipe, flags, out_dir, start, value_seeds, seed, wor
               **({"parts": [_arg(p) for p in students]} if parts > 1 else {}),
               "datasets": {value: _dataset_counts(fine_data / value) for value, _ in recipe.fine_values
                            if (fine_data / value / "manifest.json").exists()}}
-    if recipe.fine_burials:
-        record["burials"] = {"deals": recipe.fine_burials, "teacher": recipe.fine_burial_teacher,
-                             "seed": burial_seed}
-        if (burials / "manifest.json").exists():
-            record["datasets"]["bury"] = _dataset_counts(burials)
+    if recipe.fine_phases:
+        record["phases"] = [{"kind": kind, "deals": deals, "teacher": phase_teacher, "seed": phase_seed}
+                            for (kind, deals, phase_teacher), phase_seed
+                            in zip(recipe.fine_phases, phase_seeds)]
+        for kind, _, _ in recipe.fine_phases:
+            if (fine_data / kind / "manifest.json").exists():
+                record["datasets"][kind] = _dataset_counts(fine_data / kind)
     return students, record
 
 

@@ -276,7 +276,34 @@ def test_phases_in_dou_dizhu_bidding(tmp_path):
     assert kinds and set(kinds) <= {"bid", "double"}
 
 
+@pytest.mark.parametrize("game, options", [
+    ("shengji", {"rules": "classic", "trump_rank": "any"}),
+    ("shengji", {"rules": "tractor"}),
+    ("doudizhu", {}),
+])
+def test_phases_lead_and_follow_split_the_play(tmp_path, game, options):
+    """`--phases lead` records only the plays nobody must follow (a Shengji trick's first play,
+    a Dou Dizhu move with nothing to beat), `--phases follow` only the others; the rest plays
+    everything else, and both are plays of the one `play` kind."""
+    from openlandlord.games import spec
+    game_spec = spec(game)
+    teacher = "rule:expert" if game == "shengji" else "rule"
+    for kind in ("lead", "follow"):
+        manifest = gen.generate(tmp_path / kind, game, teacher, 3, seed=5, workers=1,
+                                progress=False, options=options, phases=kind, rest="random")
+        assert manifest["phases"] == {"kinds": [kind], "rest": "random"}
+        kinds, records = _recorded_kinds(tmp_path / kind)
+        assert records and set(kinds) == {"play"}
+        assert {game_spec.play_kind(r.obs) for r in records} == {kind}
+        if game == "shengji":
+            assert all(bool(r.obs.trick) == (kind == "follow") for r in records)
+        else:
+            assert all((r.obs.to_beat != "") == (kind == "follow") for r in records)
+
+
 @pytest.mark.parametrize("extra, message", [
+    (["--phases", "play,lead"], "play already holds lead and follow"),
+    (["--phases", "lead,lead"], "each once"),
     (["--phases", "burry"], "--phases 'burry': shengji's decision kinds are declare, bury, play"),
     (["--phases", "bury,bury"], "each once"),
     (["--rest", "random"], "--rest plays the decisions --phases leaves out; give --phases too"),

@@ -125,8 +125,9 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         # The round's burials: the listed search buries, the start plays the rest (since git
         # 48c565b), and the fine-tune learns the listed form.
         burials = commands[1]
-        assert recipe.fine_burials and f"--teacher {recipe.fine_burial_teacher} " in burials
-        assert "burial=listed" in recipe.fine_burial_teacher
+        kind, _, burial_teacher = recipe.fine_phases[0]
+        assert kind == "bury" and f"--teacher {burial_teacher} " in burials
+        assert "burial=listed" in burial_teacher
         assert f"--phases bury --rest student:{ship._arg(shipped)} " in burials
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'bury'}" in burials
         assert "--trump-rank any" in burials and "burial=listed" in commands[2]

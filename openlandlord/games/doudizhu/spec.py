@@ -227,6 +227,12 @@ class DoudizhuSpec(BaseSpec):
             return None
         return "double" if "double" in legal else "bid"
 
+    play_kinds = ("lead", "follow")
+
+    def play_kind(self, obs) -> str:
+        """`lead` (nothing to beat: any move of the hand) or `follow` (beat `to_beat` or pass)."""
+        return "follow" if obs.to_beat else "lead"
+
     def rule_bot(self, level: str, seed: int | None):
         from .rule import DouDizhuRuleBot
         return DouDizhuRuleBot(level, seed)

@@ -135,8 +135,8 @@ class ShengjiSpec(BaseSpec):
                                # and 12,000 burials of the same search as one listed decision
                                # (the student playing the rest, 25 min), learned with them: the
                                # student then buries from the list (docs/models.md).
-                               fine_burials=12000,
-                               fine_burial_teacher="pimc:objective=points,worlds=128,burial=listed",
+                               fine_phases=(("bury", 12000,
+                                             "pimc:objective=points,worlds=128,burial=listed"),),
                                # Its own declarations and burial against its `,bid=rule` twin
                                # (issue 16), and the DMC stage (off unless `ship --dmc N`): only
                                # the declarations and the burial learn from their returns, the
@@ -153,8 +153,7 @@ class ShengjiSpec(BaseSpec):
     ship_classic_quick_recipe = dict(ship_quick_recipe, teacher="pimc:objective=points,worlds=2",
                                      fine_name="w128", fine_values=(("any", 1),),
                                      fine_teacher="pimc:objective=points,worlds=4",
-                                     fine_burials=2,
-                                     fine_burial_teacher="pimc:objective=points,worlds=2,burial=listed",
+                                     fine_phases=(("bury", 2, "pimc:objective=points,worlds=2,burial=listed"),),
                                      fine_set=("lr=0.0005", "burial=listed"),
                                      generation_values=(),
                                      options=(("rules", "classic"), ("trump_rank", "any")),
@@ -336,6 +335,12 @@ class ShengjiSpec(BaseSpec):
         """`declare` or `bury` (`AGENT,bid=rule-KIND` leaves only that kind to the rule bot),
         None in the play."""
         return obs.phase if self.bidding_phase(obs) else None
+
+    play_kinds = ("lead", "follow")
+
+    def play_kind(self, obs) -> str:
+        """`lead` (the trick's first play, its cards the seat's choice) or `follow`."""
+        return "follow" if obs.trick else "lead"
 
     # -- its players and its student ----------------------------------------------------------
     def features(self):
