@@ -121,7 +121,7 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
                          from_dir=str(shipped), options={"rules": "classic"}) is None
         commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
         assert [c.split()[1] for c in commands] == \
-            ["generate", "generate", "train"] + ["eval"] * (len(recipe.opponents) + 1)
+            ["generate"] * (1 + len(recipe.fine_phases)) + ["train"] + ["eval"] * (len(recipe.opponents) + 1)
         # The round's burials: the listed search buries, the start plays the rest (since git
         # 48c565b), and the fine-tune learns the listed form.
         burials = commands[1]
@@ -130,13 +130,21 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         assert "burial=listed" in burial_teacher
         assert f"--phases bury --rest student:{ship._arg(shipped)} " in burials
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'bury'}" in burials
-        assert "--trump-rank any" in burials and "burial=listed" in commands[2]
+        assert "--trump-rank any" in burials
+        # Then the leads alone (since the leads' round), the same search, the start the rest.
+        if not quick:
+            leads = commands[2]
+            assert [k for k, _, _ in recipe.fine_phases] == ["bury", "lead"]
+            assert f"--phases lead --rest student:{ship._arg(shipped)} " in leads
+            assert f"--out {tmp_path / 'a' / 'data-w128' / 'lead'}" in leads
         assert f"--opponent student:{tmp_path / 'a' / 'student-w128'},bid=rule" in commands[-1]
         assert "--bidding" not in commands[-1] and "--rules classic" in commands[-1]
         assert f"--teacher {recipe.fine_teacher} " in commands[0]
         assert "--rules classic" in commands[0] and "--trump-rank any" in commands[0]
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'any'}" in commands[0]
-        inits = [item for item in commands[2].split() if item.startswith("init=")]
+        train = commands[len(recipe.fine_phases) + 1]
+        assert "burial=listed" in train
+        inits = [item for item in train.split() if item.startswith("init=")]
         assert inits == [f"init={ship._arg(shipped)}"]
     assert "worlds=128" in recipe.fine_teacher and not (tmp_path / "a").exists()
 
