@@ -131,12 +131,6 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         assert f"--phases bury --rest student:{ship._arg(shipped)} " in burials
         assert f"--out {tmp_path / 'a' / 'data-w128' / 'bury'}" in burials
         assert "--trump-rank any" in burials
-        # Then the leads alone (since the leads' round), the same search, the start the rest.
-        if not quick:
-            leads = commands[2]
-            assert [k for k, _, _ in recipe.fine_phases] == ["bury", "lead"]
-            assert f"--phases lead --rest student:{ship._arg(shipped)} " in leads
-            assert f"--out {tmp_path / 'a' / 'data-w128' / 'lead'}" in leads
         assert f"--opponent student:{tmp_path / 'a' / 'student-w128'},bid=rule" in commands[-1]
         assert "--bidding" not in commands[-1] and "--rules classic" in commands[-1]
         assert f"--teacher {recipe.fine_teacher} " in commands[0]
@@ -147,6 +141,29 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         inits = [item for item in train.split() if item.startswith("init=")]
         assert inits == [f"init={ship._arg(shipped)}"]
     assert "worlds=128" in recipe.fine_teacher and not (tmp_path / "a").exists()
+
+
+def test_a_round_of_two_phases_generates_each_with_its_own_seed_and_folder(tmp_path, capsys,
+                                                                           monkeypatch):
+    """`fine_phases` of two kinds (the leads' round tried on top of the burials): one generate
+    step a kind, seeds counted on from the round's deals in order, each into data-w128/KIND,
+    and the fine-tune reads the round's folder holding them all."""
+    import dataclasses
+    shipped = ship.ROOT / "data" / "models" / "shengji-classic"
+    base = ship.recipe_for("shengji", {"rules": "classic"}, False)
+    teacher = base.fine_phases[0][2]
+    two = dataclasses.replace(base, fine_phases=(("bury", 30, teacher), ("lead", 20, teacher)))
+    monkeypatch.setattr(ship, "recipe_for", lambda *a, **k: two)
+    assert ship.ship("shengji", str(tmp_path / "a"), None, dry_run=True, seed=70,
+                     from_dir=str(shipped), options={"rules": "classic"}) is None
+    commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
+    assert [c.split()[1] for c in commands[:4]] == ["generate", "generate", "generate", "train"]
+    for command, kind, deals, seed in ((commands[1], "bury", 30, 72), (commands[2], "lead", 20, 73)):
+        assert f"--phases {kind} --rest student:{ship._arg(shipped)} " in command
+        assert f"--deals {deals} " in command and command.endswith(f"--seed {seed}")
+        assert f"--out {tmp_path / 'a' / 'data-w128' / kind} " in command
+    assert f"--data {tmp_path / 'a' / 'data-w128'} " in commands[3]
+    assert not (tmp_path / "a").exists()
 
 
 def test_an_interrupted_training_is_resumed(quick, tmp_path):
