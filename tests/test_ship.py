@@ -148,7 +148,6 @@ def test_a_round_of_two_phases_generates_each_with_its_own_seed_and_folder(tmp_p
     """`fine_phases` of two kinds (the leads' round tried on top of the burials): one generate
     step a kind, seeds counted on from the round's deals in order, each into data-w128/KIND,
     and the fine-tune reads the round's folder holding them all."""
-    import dataclasses
     shipped = ship.ROOT / "data" / "models" / "shengji-classic"
     base = ship.recipe_for("shengji", {"rules": "classic"}, False)
     teacher = base.fine_phases[0][2]

@@ -9,7 +9,11 @@ best get made-up scores a whole unit under the searched ones, which would read a
 and reports for the teacher's recorded choice and for each AGENT (default: a fresh 64-world
 teacher and the shipped student) its top-1 agreement with the recorded choice and with the
 reference's, and its mean regret under the reference's scores (in the points objective's
-units, x 80: card-point margin a decision). Writes data/runs/agreement/NAME.json."""
+units, x 80: card-point margin a decision), and each AGENT's regret after the first paired by
+decision against the first's. Writes data/runs/agreement/NAME.json.
+
+`python docs/examples/shengji_agreement.py --paired FILE.json` prints those paired differences
+again from a file the script wrote."""
 import json
 import sys
 import time
@@ -21,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from openlandlord import agents  # noqa: E402
 from openlandlord.distill import dataset  # noqa: E402
+from eval import stats  # noqa: E402
 
 REFERENCE = "pimc:objective=points,worlds=512,cap=1000"
 AGENTS = ("pimc:objective=points,worlds=64", "student:data/models/shengji")
@@ -75,6 +80,20 @@ def measure(data: str, n: int, reference: str, specs: list[str], seed: int = 1) 
     return result
 
 
+def paired(result: dict) -> dict:
+    """Each agent's regret after the first agent, minus the first's, paired by decision:
+    {name: (mean difference, 95% CI)} (eval/stats.py's paired bootstrap)."""
+    names = list(result["agents"])[1:]          # the recorded teacher first, then the AGENTs
+    per = result["per_decision"]
+    return {name: stats.paired_bootstrap(per[name], per[names[0]]) for name in names[1:]}
+
+
+def print_paired(result: dict) -> None:
+    first = list(result["agents"])[1]
+    for name, (diff, (lo, hi)) in paired(result).items():
+        print(f"  {name} minus {first}, paired by decision: regret {diff:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+
+
 def _parts(shape: dict) -> dict:
     """Masks of the decision kinds a regret is broken down by: leads, follows, and the last
     8 cards of a hand."""
@@ -83,9 +102,12 @@ def _parts(shape: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
+    if not argv or (argv[0] == "--paired" and len(argv) != 2):
         print(__doc__, file=sys.stderr)
         return 2
+    if argv[0] == "--paired":
+        print_paired(json.loads(Path(argv[1]).read_text()))
+        return 0
     data, n = argv[0], int(argv[1]) if len(argv) > 1 else 2000
     reference = argv[2] if len(argv) > 2 else REFERENCE
     specs = argv[3:] or list(AGENTS)
@@ -102,6 +124,7 @@ def main(argv: list[str]) -> int:
         parts = ", ".join(f"{part} {a['regret_' + part]:.2f}" for part in ("lead", "follow", "last8")
                           if a["regret_" + part] is not None)
         print(f"  {'':45s} regret by kind: {parts}; decisions over 10 points hold {a['share_over_10']:.0%} of it")
+    print_paired(result)
     return 0
 
 
