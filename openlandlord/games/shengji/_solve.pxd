@@ -1,6 +1,8 @@
-# The exact last-tricks solver of ruleset `tractor` (see _solve.pyx), for the PIMC teacher.
+# The exact last-tricks solver of both rulesets (see _solve.pyx), for the PIMC teachers. The
+# table's `classic` flag picks the ruleset: `classic` adds throws (a failing one is never
+# searched: it is dominated) and the kitty multiplied on the last trick.
 from openlandlord.games.shengji._cards cimport NCARD, Table
-from openlandlord.games.shengji._trick cimport Lead
+from openlandlord.games.shengji._trick cimport Lead, Format
 
 cdef enum:
     MAX_PLAY = 27         # cards in one play (a hand's worth)
@@ -12,8 +14,8 @@ cdef struct Entry:
     # attacker points still to take from it, and the index of its best play.
     unsigned long long key
     unsigned long long check
-    short lo
-    short hi
+    int lo
+    int hi
     short best
 
 cdef struct Solver:
@@ -31,6 +33,10 @@ cdef struct Solver:
     int n                     # plays in the trick in progress
     int leader
     Lead lead
+    Format fmt                # `classic`: the trick's lead format (lead is `tractor`'s)
+    int kitty_points          # `classic`: the kitty's card points (0 in `tractor`)
+    unsigned long long kitty1 # `classic`: the kitty's two keys (the table is shared across
+    unsigned long long kitty2 # the worlds of a decision, whose kitties may differ)
     int left                  # cards in all hands
     int table_points          # card points in the trick in progress
     int open_points           # card points not yet taken (hands and the trick in progress)
@@ -40,3 +46,7 @@ cdef int solver_open(Solver* s, const Table* t, int declarers, int tt_bits) noex
 cdef void solver_close(Solver* s) noexcept nogil
 cdef int solve_c(Solver* s, const unsigned char* hands, const unsigned char* plays, int n,
                  int leader, long long budget) noexcept nogil
+cdef int solve_at(Solver* s, const unsigned char* hands, const unsigned char* plays, int n,
+                  int leader, long long budget) noexcept nogil
+cdef int solve_classic_c(Solver* s, const unsigned char* hands, const unsigned char* plays, int n,
+                         int leader, const unsigned char* kitty, long long budget) noexcept nogil

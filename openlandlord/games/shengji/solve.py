@@ -1,7 +1,7 @@
-"""The exact last-tricks solver of Shengji `tractor` (native half: `_solve.pyx`, whose
+"""The exact last-tricks solver of Shengji, both rulesets (native half: `_solve.pyx`, whose
 docstring says how it works and why it is exact) from a `Round`, and its benchmark:
 
-    python -m openlandlord.games.shengji.solve --bench [--games 30] [--json FILE]
+    python -m openlandlord.games.shengji.solve --bench [--games 30] [--rules classic] [--json FILE]
 
 plays seeded `rule:expert` rounds (seeds 0 .. games-1), cuts each at the first trick
 boundary with at most 4T cards left in all hands for T = 2..6 tricks left (8 .. 24 cards: a
@@ -28,57 +28,74 @@ BENCH_NODES = 50_000_000
 
 
 def position_of(round_) -> dict:
-    """The solver's arguments for a `tractor` Round in play: the hands, the leader, the
-    trick in progress and the declaring team."""
-    if round_.rules.name != "tractor":
-        raise UserError(f"the Shengji solver plays the tractor ruleset only, not {round_.rules.name!r}")
+    """The solver's arguments for a Round in play: the hands, the leader, the trick in
+    progress, the declaring team and (`classic`; None in `tractor`) the buried kitty."""
+    if round_.phase != "play":
+        raise UserError(f"the Shengji solver takes a round in play, not in its {round_.phase!r} phase")
     obs = round_.observation(round_.current_seat)
+    classic = round_.rules.name == "classic"
     return {"trump_rank": round_.rules.rank_index, "trump_suit": round_.rules.suit_index,
             "hands": [counts(h) for h in round_.hands()], "leader": round_.leader,
-            "trick": [counts(cards) for _, cards in obs.trick], "declarers": round_.declarers}
+            "trick": [counts(cards) for _, cards in obs.trick], "declarers": round_.declarers,
+            "kitty": counts(round_.kitty()) if classic else None}
+
+
+def solve_position(p: dict, max_nodes: int = _solve.DEFAULT_NODES):
+    """_solve.solve on a position_of dict: (points still to take, best play ids, nodes)."""
+    return _solve.solve(p["trump_rank"], p["trump_suit"], p["hands"], p["leader"], p["trick"],
+                        p["declarers"], max_nodes, p["kitty"])
 
 
 def solve_round(round_, max_nodes: int = _solve.DEFAULT_NODES) -> dict:
-    """The exact rest of a `tractor` Round: the attacker points still to take under best
-    play of both teams (None past `max_nodes`), the round's final attacker points, the best
-    play of the seat to move (card names) and the nodes searched."""
+    """The exact rest of a Round: the attacker points still to take under best play of both
+    teams (None past `max_nodes`; `classic`: the kitty's multiplied points included), the
+    round's final attacker points (`classic`: its score, penalties so far included, at least
+    0), the best play of the seat to move (card names) and the nodes searched."""
     from .rules import CARD_NAMES
-    p = position_of(round_)
-    points, best, nodes = _solve.solve(p["trump_rank"], p["trump_suit"], p["hands"], p["leader"],
-                                       p["trick"], p["declarers"], max_nodes)
-    return {"points": points, "nodes": nodes,
-            "final": None if points is None else round_.attacker_points + points,
+    points, best, nodes = solve_position(position_of(round_), max_nodes)
+    final = None
+    if points is not None:
+        final = round_.attacker_points + points
+        if round_.rules.name == "classic":
+            final = max(0, final + round_.penalty)
+    return {"points": points, "nodes": nodes, "final": final,
             "best": None if best is None else tuple(CARD_NAMES[c] for c in best)}
 
 
-def bench_positions(games: int) -> dict[int, list]:
-    """For each T of TRICKS_LEFT, the Rounds cut from `games` seeded rule:expert rounds."""
+def bench_positions(games: int, rules: str = "tractor") -> dict[int, list]:
+    """For each T of TRICKS_LEFT, the Rounds cut from `games` seeded rule:expert rounds of
+    the ruleset (`classic`: the bot declares and buries too)."""
     from .rule import ShengjiRuleBot
     from .state import Round
     cuts: dict[int, list] = {t: [] for t in TRICKS_LEFT}
     for seed in range(games):
         bot = ShengjiRuleBot("expert", seed=seed)
-        r = Round.new(seed)
+        r = Round.new(seed, rules)
         while not r.done:
-            if not r.observation(0).trick:
+            if r.phase == "play" and not r.observation(0).trick:
                 left = sum(len(h) for h in r.hands())
                 for t in TRICKS_LEFT:
                     if left <= 4 * t and len(cuts[t]) < seed + 1:
                         cuts[t].append(r.clone())
-            r.play(bot.choose_play(r.observation(r.current_seat)))
+            obs = r.observation(r.current_seat)
+            if r.phase == "declare":
+                legal = r.legal_moves()
+                r.play(legal[int(np.argmax(bot.scores(obs, legal)))])
+            else:
+                r.play(bot.choose_play(obs))
     return cuts
 
 
-def bench(games: int, max_nodes: int = BENCH_NODES) -> dict:
+def bench(games: int, max_nodes: int = BENCH_NODES, rules: str = "tractor") -> dict:
     from ...provenance import git_sha
-    out = {"games": games, "max_nodes": max_nodes, "git_sha": git_sha(), "tricks_left": {}}
-    for t, rounds in bench_positions(games).items():
+    out = {"games": games, "rules": rules, "max_nodes": max_nodes, "git_sha": git_sha(),
+           "tricks_left": {}}
+    for t, rounds in bench_positions(games, rules).items():
         ms, nodes, cards, gave_up = [], [], [], 0
         for r in rounds:
             p = position_of(r)
             start = time.process_time()
-            points, _, n = _solve.solve(p["trump_rank"], p["trump_suit"], p["hands"], p["leader"],
-                                        p["trick"], p["declarers"], max_nodes)
+            points, _, n = solve_position(p, max_nodes)
             ms.append(1000 * (time.process_time() - start))
             nodes.append(n)
             cards.append(sum(int(h.sum()) for h in p["hands"]))
@@ -99,6 +116,8 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=30, help="rule:expert rounds to cut (default 30)")
     parser.add_argument("--max-nodes", type=int, default=BENCH_NODES,
                         help=f"node budget per position (default {BENCH_NODES})")
+    parser.add_argument("--rules", default="tractor",
+                        help="the ruleset of the rounds: tractor (default) or classic")
     parser.add_argument("--json", help="also write the result to this file")
     args = parser.parse_args(argv)
     if not args.bench:
@@ -108,7 +127,10 @@ def main(argv=None) -> int:
     if args.games < 1 or args.max_nodes < 1:
         print("solve: --games and --max-nodes must be at least 1", file=sys.stderr)
         return 2
-    result = bench(args.games, args.max_nodes)
+    if args.rules not in ("tractor", "classic"):
+        print(f"solve: --rules is tractor or classic, got {args.rules!r}", file=sys.stderr)
+        return 2
+    result = bench(args.games, args.max_nodes, args.rules)
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

@@ -1,0 +1,163 @@
+"""The exact last-tricks solver (`_solve.pyx`) on ruleset `classic`: throws, their failures,
+no trump and the kitty multiplied on the last trick.
+
+The solver is checked against a plain minimax written here over the referee's Python
+`ClassicRound` (no pruning, no table, every legal play, failing throws included: the
+referee cuts them and charges the penalty): seeded endgames dealt from a few suits and ranks
+so pairs, tractors, throws and trumps are common, with a kitty holding points, some started
+in mid-trick.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openlandlord.games.shengji import _referee, _solve
+from openlandlord.games.shengji.rules import NO_TRUMP, RANKS, SUITS, Rules
+from openlandlord.games.shengji.solve import position_of, solve_position, solve_round
+from openlandlord.games.shengji.state import Round
+
+from test_shengji_solve import random_play
+
+
+def total(r: Round) -> int:
+    """The attackers' score so far, unclipped: captured points, the kitty bonus once the
+    round is over, the failed throws' penalties."""
+    return r.attacker_points + r.kitty_bonus + r.penalty
+
+
+def minimax(r: Round) -> int:
+    """The attacker score still to come (the trick in progress and the multiplied kitty
+    included) under best play over every legal play of the referee, failing throws too."""
+    if r.done:
+        return 0
+    values = []
+    for play in r.legal_moves(limit=None):
+        child = r.clone()
+        child.play(play)
+        values.append(total(child) - total(r) + minimax(child))
+    return max(values) if r.current_seat % 2 != r.declarers else min(values)
+
+
+def endgame(seed: int, size: int) -> Round:
+    """Four `classic` hands of `size` cards from a few suits and a run of ranks (each card
+    twice, the jokers, a trump-rank card), a kitty of 8 of the remaining cards (points
+    first), a trump suit or none; then 0-3 random plays (failing throws among them)."""
+    rng = np.random.default_rng(seed)
+    rank = RANKS[rng.integers(13)]
+    trump = NO_TRUMP if seed % 4 == 0 else SUITS[rng.integers(4)]
+    suits = rng.choice(list(SUITS), size=2 if size <= 3 else 3, replace=False)
+    low = int(rng.integers(13 - 5))
+    pool = sorted({r + s for s in suits for r in RANKS[low:low + 5]} | {"SJ", "BJ", rank + "S"}) * 2
+    rng.shuffle(pool)
+    hands = [pool[i * size:(i + 1) * size] for i in range(4)]
+    rest = pool[4 * size:]
+    pointed = [c for c in rest if c[0] in "5TK"] + [c for c in rest if c[0] not in "5TK"]
+    kitty = pointed[:min(8, len(pointed))] if seed % 5 else []
+    r = Round.from_hands(hands, Rules.classic(rank, trump), dealer=int(rng.integers(4)), kitty=kitty)
+    for _ in range(int(rng.integers(0, 4))):
+        r.play(random_play(r, rng))
+    return r
+
+
+def failing_throws(r: Round) -> int:
+    """How many of the seat's legal leads would fail (0 when it follows)."""
+    if r.observation(0).trick:
+        return 0
+    out = 0
+    for play in r.legal_moves(limit=None):
+        child = r.clone()
+        child.play(play)
+        out += child.penalty != r.penalty
+    return out
+
+
+def test_solver_equals_plain_minimax_and_its_best_play_reaches_the_value():
+    kinds = set()
+    for seed in range(160):
+        r = endgame(seed, 1 + seed % 3)
+        exact = solve_round(r)
+        assert exact["points"] == minimax(r), (seed, r.hands())
+        child = r.clone()
+        child.play(exact["best"])
+        assert total(child) - total(r) + minimax(child) == exact["points"], seed
+        assert exact["final"] == max(0, r.attacker_points + r.penalty + exact["points"])
+        obs = r.observation(0)
+        kinds.add("mid-trick" if obs.trick else "boundary")
+        kinds.add("no trump" if r.rules.trump_suit == NO_TRUMP else "trump suit")
+        if failing_throws(r):
+            kinds.add("a failing throw on offer")
+        if exact["best"] and not obs.trick and len(set(exact["best"])) > 1 \
+                and len(exact["best"]) > 1 and len(set(exact["best"])) != len(exact["best"]) // 2:
+            kinds.add("a throw searched")
+        line = r.clone()
+        while not line.done:
+            line.play(solve_round(line)["best"])
+        if line.kitty_bonus:
+            kinds.add("kitty to the attackers")
+    assert kinds == {"mid-trick", "boundary", "no trump", "trump suit", "a failing throw on offer",
+                     "a throw searched", "kitty to the attackers"}, kinds
+
+
+def test_solver_lists_the_legal_plays_whose_throw_stands():
+    for seed in range(120):
+        r = endgame(seed, 3 + seed % 4)
+        p = position_of(r)
+        seat = r.current_seat
+        others = [p["hands"][(seat + k) % 4] for k in (1, 2, 3)]
+        lead = p["trick"][0] if p["trick"] else None
+        ours = _solve.legal_plays(p["trump_rank"], p["trump_suit"], p["hands"][seat], lead, others)
+        theirs = _referee.classic_legal_play_ids(p["trump_rank"], p["trump_suit"], p["hands"][seat],
+                                                 lead)
+        if lead is not None:
+            kept = [tuple(sorted(play)) for play in theirs]
+        else:
+            kept = []
+            for play in theirs:
+                vector = np.bincount(np.asarray(play, np.intp), minlength=54).astype(np.uint8)
+                _, failing = _referee.classic_throw(p["trump_rank"], p["trump_suit"], vector, others)
+                if not failing:
+                    kept.append(tuple(sorted(play)))
+        assert len(set(ours)) == len(ours)
+        assert sorted(ours) == sorted(kept)
+
+
+def test_the_kitty_is_in_the_value_and_the_key():
+    # The same hands with two kitties: the values differ by the kitty's multiplied points
+    # when the attackers take the last trick, and a search reusing no table gets each right.
+    for seed in range(1, 40):
+        r = endgame(seed, 2)
+        if not r.kitty() or r.observation(0).trick:
+            continue
+        p = position_of(r)
+        empty = dict(p, kitty=np.zeros(54, np.uint8))
+        with_kitty, _, _ = solve_position(p)
+        without, _, _ = solve_position(empty)
+        assert with_kitty == minimax(r)
+        assert without <= with_kitty
+        if with_kitty != without:
+            return
+    pytest.fail("no endgame where the kitty changed the value")
+
+
+def test_solver_refuses_a_bad_classic_position():
+    r = endgame(3, 3)
+    p = position_of(r)
+    args = (p["trump_rank"], p["trump_suit"], p["hands"], p["leader"], p["trick"], p["declarers"])
+    with pytest.raises(ValueError, match="54 entries"):
+        _solve.solve(*args, 1000, np.zeros(53, np.uint8))
+    kitty = p["kitty"].copy()
+    card = int(np.flatnonzero(p["hands"][0])[0])
+    kitty[card] = 2
+    with pytest.raises(ValueError, match="more than twice"):
+        _solve.solve(*args, 1000, kitty)
+
+
+def test_tractor_rounds_solve_as_before():
+    # The classic branch leaves `tractor` alone: position_of gives no kitty and the values
+    # match the tractor test's minimax (tests/test_shengji_solve.py covers it in full).
+    from test_shengji_solve import endgame as tractor_endgame, minimax as tractor_minimax
+    for seed in range(20):
+        r = tractor_endgame(seed, 2)
+        assert position_of(r)["kitty"] is None
+        assert solve_round(r)["points"] == tractor_minimax(r)
