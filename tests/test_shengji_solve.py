@@ -3,7 +3,8 @@
 The solver is checked against a plain minimax written here over the referee's Python
 `Round` (no pruning, no table): seeded endgames dealt from a few suits and ranks so pairs,
 tractors and trumps (jokers, trump-rank cards) are common, some started in mid-trick.
-`tractor` has no kitty, so there is no last-trick bonus to check (classic refuses solve=).
+`tractor` has no kitty, so there is no last-trick bonus to check (`classic`:
+tests/test_shengji_solve_classic.py).
 """
 from __future__ import annotations
 
@@ -193,20 +194,6 @@ def test_pimc_solve_as_an_agent_option():
         scores)
     with pytest.raises(UserError, match="solve"):
         make("pimc:solve=109", seed=0)
-
-
-def test_classic_refuses_solve_in_one_line():
-    from openlandlord.games.shengji.rule import ShengjiRuleBot
-    bot = ShengjiRuleBot("expert", seed=0)
-    r = Round.new(0, "classic")
-    while r.phase != "play":
-        obs = r.observation(r.current_seat)
-        r.play(r.legal_moves()[0] if r.phase == "declare" else bot.choose_play(obs))
-    obs = r.observation(r.current_seat)
-    legal = r.legal_moves(limit=None)
-    agent = make("pimc:worlds=2,solve=8", seed=0)
-    with pytest.raises(UserError, match="tractor ruleset only"):
-        agent.scores(obs, legal)
 
 
 def test_bench_command_refuses_no_work(capsys):

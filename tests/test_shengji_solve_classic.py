@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openlandlord.games.shengji import _referee, _solve
+from openlandlord.agents import make
+from openlandlord.errors import UserError
+from openlandlord.games.shengji import _pimc, _referee, _solve
+from openlandlord.games.shengji.pimc import decision
 from openlandlord.games.shengji.rules import NO_TRUMP, RANKS, SUITS, Rules
 from openlandlord.games.shengji.solve import position_of, solve_position, solve_round
 from openlandlord.games.shengji.state import Round
@@ -161,3 +164,103 @@ def test_tractor_rounds_solve_as_before():
         r = tractor_endgame(seed, 2)
         assert position_of(r)["kitty"] is None
         assert solve_round(r)["points"] == tractor_minimax(r)
+
+
+def late_decision(seed: int, cards_left: int):
+    """A searched play decision (two or more legal plays) of a `classic` rule-bot round once at
+    most `cards_left` cards are left in all hands, with its legal plays."""
+    from openlandlord.games.shengji.rule import ShengjiRuleBot
+    bot = ShengjiRuleBot("expert", seed=seed)
+    r = Round.new(seed, "classic")
+    while True:
+        obs = r.observation(r.current_seat)
+        if r.phase == "declare":
+            legal = r.legal_moves()
+            r.play(legal[int(np.argmax(bot.scores(obs, legal)))])
+            continue
+        if r.phase == "play" and sum(obs.cards_left) <= cards_left and r.count_legal() > 1:
+            legal = r.legal_moves(limit=None)
+            return decision(obs, legal, "points"), legal
+        r.play(bot.choose_play(obs))
+
+
+def test_pimc_solve_is_deterministic_counted_and_solve_0_is_the_rollout():
+    d, legal = late_decision(3, 30)
+    which = list(range(len(legal)))
+    plain = d.search(which, 0, 8, "rule", 11)
+    assert d.search(which, 0, 8, "rule", 11, 0) == plain
+    _pimc.solve_counts(reset=True)
+    solved = d.search(which, 0, 8, "rule", 11, 20)
+    assert _pimc.solve_counts(reset=True) == (8 * len(legal), 0)
+    assert d.search(which, 0, 8, "rule", 11, 20) == solved
+    assert solved != plain
+
+
+def test_pimc_solve_scores_each_world_by_the_solver():
+    # A decision of a non-dealer seat with at most K cards left: every world of every
+    # candidate is solved from the candidate on (a throw first checked against the world's
+    # hands and cut, with its penalty). The search's means equal those recomputed here from
+    # the same worlds (`sample_worlds` draws the search's sequence) with the Python solver.
+    from openlandlord.games.shengji._pimc_classic import sample_worlds
+    for seed in range(40):
+        d, legal = late_decision(seed, 12)
+        o = d.obs
+        if o.seat != o.dealer and not any(k.any() for k in d.known):
+            break
+    else:
+        pytest.fail("no non-dealer decision without known cards")
+    rank, suit = d.rules.rank_index, d.rules.suit_index
+    worlds = sample_worlds(rank, suit, d.unseen, d.sizes, d.masks, 8, 5, 17)
+    team = o.seat % 2
+    expected = []
+    for k, play in enumerate(d.plays):
+        total = 0.0
+        for world, kitty in worlds:
+            hands = [None] * 4
+            hands[o.seat] = d.hand.copy()
+            for j in range(3):
+                hands[(o.seat + 1 + j) % 4] = np.frombuffer(world[54 * j:54 * (j + 1)], np.uint8).copy()
+            trick = list(d.trick)
+            pen = d.penalty
+            played = play.copy()
+            if not trick:
+                others = [hands[(o.seat + j) % 4] for j in (1, 2, 3)]
+                ids, failing = _referee.classic_throw(rank, suit, play, others)
+                if failing:
+                    played = np.bincount(np.asarray(ids, np.intp), minlength=54).astype(np.uint8)
+                    sign = 1 if team == o.declarers else -1
+                    pen += sign * 10 * int(play.sum() - played.sum())
+            hands[o.seat] = hands[o.seat] - played
+            trick = trick + [played]
+            leader = d.leader
+            if len(trick) == 4:
+                winner = (leader + _referee.classic_winner(rank, suit, trick)) % 4
+                gained = sum(int((t * np.asarray(_referee.classic_table(rank, suit)[2])).sum())
+                             for t in trick)
+                a = gained if winner % 2 != o.declarers else 0
+                if not any(h.any() for h in hands):
+                    pytest.skip("the candidate ends the round")
+                value, _, _ = _solve.solve(rank, suit, hands, winner, [], o.declarers,
+                                           kitty=np.frombuffer(kitty, np.uint8).copy())
+                value += a
+            else:
+                value, _, _ = _solve.solve(rank, suit, hands, leader, trick, o.declarers,
+                                           kitty=np.frombuffer(kitty, np.uint8).copy())
+            points = max(0, o.attacker_points + pen + value)
+            margin = 2.0 * points - 200.0
+            total += (-margin if team == o.declarers else margin) / 80.0
+        expected.append(total / len(worlds))
+    _pimc.solve_counts(reset=True)
+    got = d.search(list(range(len(legal))), 0, 5, "rule", 17, 12)
+    assert _pimc.solve_counts(reset=True) == (5 * len(legal), 0)
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_pimc_solve_as_a_classic_agent_option():
+    d, legal = late_decision(8, 24)
+    scores = make("pimc:worlds=4,objective=points,solve=12", seed=0).scores(d.obs, legal)
+    assert len(scores) == len(legal)
+    np.testing.assert_array_equal(
+        make("pimc:worlds=4,objective=points,solve=12", seed=0).scores(d.obs, legal), scores)
+    with pytest.raises(UserError, match="solve"):
+        make("pimc:solve=109", seed=0)

@@ -34,7 +34,8 @@ from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
-from openlandlord.games.shengji._solve cimport Solver, solver_open, solver_close, solve_c
+from openlandlord.games.shengji._solve cimport (
+    Solver, solver_open, solver_close, solve_c, count_world)
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -415,18 +416,8 @@ cdef void follow_rule(const Table* t, const unsigned char* hands, int seat, cons
             write_unit(t, start[i], copies, tr.lead.pairs, out)
 
 
-cdef long long solved_worlds = 0
-cdef long long gave_up_worlds = 0
-
-
-def solve_counts(bint reset=False):
-    """(worlds solved exactly, worlds the solver gave up on and rolled out) by `search` with
-    solve > 0 in this process, since the last reset."""
-    global solved_worlds, gave_up_worlds
-    out = (solved_worlds, gave_up_worlds)
-    if reset:
-        solved_worlds = gave_up_worlds = 0
-    return out
+# (worlds solved exactly, worlds given up and rolled out): one count for both rulesets.
+from openlandlord.games.shengji._solve import solve_counts
 
 
 cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int declarers, int kind,
@@ -437,7 +428,6 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
     # 0, once at most `solve` cards are left in all hands (checked here and at every trick
     # boundary) the rest is solved exactly; a give-up (past the node budget) is counted and
     # the rollout goes on without the solver.
-    global solved_worlds, gave_up_worlds
     cdef int i, c, seat, winner, points, attacker_points = 0, left, got
     cdef unsigned char* play
     while True:
@@ -447,10 +437,9 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
                 left += hands[c]
             if left <= solve:
                 got = solve_c(solver, hands, tr.plays, tr.n, tr.leader, solve_nodes)
+                count_world(got >= 0)
                 if got >= 0:
-                    solved_worlds += 1
                     return attacker_points + got
-                gave_up_worlds += 1
                 solve = 0
         if tr.n == 0:
             left = 0

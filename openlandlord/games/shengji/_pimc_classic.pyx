@@ -44,6 +44,8 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
 from openlandlord.games.shengji._search cimport team_score, draw_subset, load54, rollout_seed
+from openlandlord.games.shengji._solve cimport (
+    Solver, solver_open, solver_close, solve_classic_c, count_world)
 from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
@@ -56,7 +58,8 @@ cdef enum:
     THROW_PENALTY = 10
 
 # The search options, one definition for both rulesets (the enum values above are its kinds).
-from openlandlord.games.shengji._pimc import ROLLOUTS, OBJECTIVES, search_settings
+from openlandlord.games.shengji._pimc import (
+    ROLLOUTS, OBJECTIVES, SOLVE_NODES, SOLVE_TT_BITS, search_settings)
 if ROLLOUTS != {"random": ROLLOUT_RANDOM, "rule": ROLLOUT_RULE}:
     raise ImportError("the classic search's rollout kinds disagree with _pimc's")
 
@@ -387,14 +390,27 @@ cdef int lead_with(const Table* t, unsigned char* hands, CTrick* tr, const unsig
 
 cdef int finish_round(const Table* t, unsigned char* hands, const unsigned char* kitty,
                       CTrick* tr, int declarers, int kind, unsigned long long* rng,
-                      int* penalty) noexcept nogil:
+                      int* penalty, Solver* solver, int solve, long long solve_nodes) noexcept nogil:
     # Plays the round to its end from a trick in progress (the cards of its plays are out of
     # the hands already); returns the points the attackers capture from here on, the kitty
-    # multiplied included; throw penalties are added to `penalty`.
+    # multiplied included; throw penalties are added to `penalty`. With solve > 0, once at
+    # most `solve` cards are left in all hands (checked here and at every trick boundary) the
+    # rest is solved exactly (`_solve.pyx`: it never makes a failing throw, so no penalty
+    # follows); a give-up (past the node budget) is counted and the rollout goes on.
     cdef unsigned char attempt[54]
     cdef unsigned char* play
-    cdef int i, c, seat, winner = tr.leader, points, attackers = 0, left
+    cdef int i, c, seat, winner = tr.leader, points, attackers = 0, left, got
     while True:
+        if solve > 0:
+            left = 0
+            for c in range(4 * NCARD):
+                left += hands[c]
+            if left <= solve:
+                got = solve_classic_c(solver, hands, tr.plays, tr.n, tr.leader, kitty, solve_nodes)
+                count_world(got >= 0)
+                if got >= 0:
+                    return attackers + got
+                solve = 0
         if tr.n == 0:
             left = vec_cards(hands + tr.leader * NCARD)
             if left == 0:
@@ -514,7 +530,8 @@ cdef int sample_with_kitty(const Table* t, const unsigned char* unseen, const in
 def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, int declarers,
            int attacker_points, int penalty, unseen, sizes, void_masks, known, kitty,
            plays, int skip, int worlds, str rollout_policy, unsigned long long seed,
-           str objective="levels", bint bury=False):
+           str objective="levels", bint bury=False, int solve=0,
+           long long solve_nodes=SOLVE_NODES):
     """Mean score for the seat's team of each candidate over worlds skip .. skip+worlds-1 of
     the sequence `seed` draws (common to every candidate: a world and each candidate's
     rollout in it depend only on (seed, world index, candidate)).
@@ -526,7 +543,10 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     plays (so far, from `leader`). `sizes` and `void_masks` (bit cat = void) are the other
     seats'. `attacker_points` captured so far, `penalty` the throw penalties so far (signed,
     to the attackers' score). With `bury`, the seat is the dealer holding 33 cards and each
-    candidate is the 8 cards it buries; then the dealer leads the first trick.
+    candidate is the 8 cards it buries; then the dealer leads the first trick. With solve =
+    K > 0 each rollout hands over to the exact solver (`_solve.pyx`) once K or fewer cards are
+    left in all hands (at its start or at a trick boundary), `solve_nodes` nodes at most per
+    world (`_solve.solve_counts`); solve = 0 is the plain rollout.
     Raises ValueError when no world fits."""
     cdef Table t
     cdef unsigned char h[54]
@@ -546,7 +566,11 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef unsigned char* cand
     cdef double* total
     cdef double level_weight, margin_weight
+    cdef Solver solver
     kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
+    if solve < 0 or solve_nodes < 1:
+        raise ValueError(f"solve is 0 (off) or a number of cards, its node budget at least 1; "
+                         f"got solve={solve}, solve_nodes={solve_nodes}")
     if len(trick) > 3 or (bury and len(trick)):
         raise ValueError("a trick in progress has at most three plays (none at the burial)")
     build_classic_table(&t, trump_rank, trump_suit)
@@ -578,7 +602,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
         lead_format_c(&t, root.plays, &root.f)
     cand = <unsigned char*>malloc(n * NCARD + 1)
     total = <double*>malloc((n + 1) * sizeof(double))
-    if cand == NULL or total == NULL:
+    if cand == NULL or total == NULL or (solve and solver_open(&solver, &t, declarers,
+                                                               SOLVE_TT_BITS) != 0):
         free(cand)
         free(total)
         raise MemoryError()
@@ -625,7 +650,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
                         tr.n += 1
                     rollout_rng = rollout_seed(seed, w, cand + k * NCARD)
                     got = finish_round(&t, hands, world_kitty, &tr, declarers, kind,
-                                       &rollout_rng, &pen)
+                                       &rollout_rng, &pen, &solver, solve, solve_nodes)
                     total[k] += team_score(attacker_points + got + pen, team, declarers,
                                            level_weight, margin_weight)
         if bad:
@@ -634,6 +659,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     finally:
         free(cand)
         free(total)
+        if solve:
+            solver_close(&solver)
 
 
 def checked_rule_rounds(int rounds, unsigned long long seed, str policy="rule"):
@@ -865,7 +892,7 @@ cdef int finish_deal(int trump_rank, const int* deck, int dealt, int dealer, int
         hands[dealer * NCARD + c] -= buried[c]
     memset(&tr, 0, sizeof(CTrick))
     tr.leader = dealer
-    got = finish_round(&t, hands, buried, &tr, dealer & 1, kind, rng, &pen)
+    got = finish_round(&t, hands, buried, &tr, dealer & 1, kind, rng, &pen, NULL, 0, 1)
     return got + pen
 
 

@@ -50,3 +50,6 @@ cdef int solve_at(Solver* s, const unsigned char* hands, const unsigned char* pl
                   int leader, long long budget) noexcept nogil
 cdef int solve_classic_c(Solver* s, const unsigned char* hands, const unsigned char* plays, int n,
                          int leader, const unsigned char* kitty, long long budget) noexcept nogil
+# The worlds a PIMC search solved exactly or gave up on (both rulesets' searches count here;
+# `solve_counts()` reads them from Python).
+cdef void count_world(int solved) noexcept nogil

@@ -86,6 +86,28 @@ cdef void init_keys() noexcept nogil:
 init_keys()
 
 
+cdef long long solved_worlds = 0
+cdef long long gave_up_worlds = 0
+
+
+cdef void count_world(int solved) noexcept nogil:
+    global solved_worlds, gave_up_worlds
+    if solved:
+        solved_worlds += 1
+    else:
+        gave_up_worlds += 1
+
+
+def solve_counts(bint reset=False):
+    """(worlds solved exactly, worlds the solver gave up on and rolled out) by the PIMC
+    searches of both rulesets with solve > 0 in this process, since the last reset."""
+    global solved_worlds, gave_up_worlds
+    out = (solved_worlds, gave_up_worlds)
+    if reset:
+        solved_worlds = gave_up_worlds = 0
+    return out
+
+
 cdef int solver_open(Solver* s, const Table* t, int declarers, int tt_bits) noexcept nogil:
     # 0, or -1 out of memory. calloc: the table's pages are touched only as it fills.
     s.t = t

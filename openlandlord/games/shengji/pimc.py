@@ -9,7 +9,8 @@ declare alone or with the pair, each rolled out over the rest of the deal, the b
 the play: `search_declaration`) are all searched; the declarations only with
 `pimc:declare=search` (measured weaker than the rule bot's on the dev set, docs/pimc.md), by
 default they take the rule bot's scores. `pimc:solve=K` (worlds solved exactly once K or fewer
-cards are left, `_solve.pyx`, docs/solve.md) is built for `tractor` only."""
+cards are left, `_solve.pyx`, docs/solve.md) serves both rulesets: in `classic` the play
+decisions and the burial's rollouts hand over to the solver (the declarations' do not)."""
 from __future__ import annotations
 
 import numpy as np
@@ -179,10 +180,6 @@ class ClassicDecision(Decision):
         self.plays = [counts(list(move)).astype(np.uint8) for move in legal]
 
     def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
-        if solve:
-            raise UserError("pimc: solve= is built for the Shengji tractor ruleset only, not "
-                            "classic (throws and the kitty bonus are not in the solver yet); "
-                            "drop solve= for --rules classic")
         from . import _pimc_classic as native
         o = self.obs
         try:
@@ -195,6 +192,6 @@ class ClassicDecision(Decision):
                                  self.leader, self.trick, o.declarers, o.attacker_points,
                                  self.penalty, self.unseen, self.sizes, self.masks, self.known,
                                  self.kitty, [self.plays[k] for k in which], skip, worlds,
-                                 rollout, seed, self.objective, self.bury)
+                                 rollout, seed, self.objective, self.bury, solve)
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
