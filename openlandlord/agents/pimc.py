@@ -38,8 +38,9 @@ dataset generation records it so (docs/pimc.md).
 sampled world of a play decision is solved exactly (perfect-information minimax of the
 game's score, docs/solve.md) instead of rolled out; before that, rollouts run as usual and
 switch to the solver when they reach K cards (Shengji: at the first trick boundary at or
-under K). Dou Dizhu and Shengji `tractor`; `classic` refuses it; bidding and declaration
-decisions ignore it. Off by default: measured on the dev sets it pays only at a high cost
+under K). Dou Dizhu and both Shengji rulesets (`classic`: throws, no trump and the kitty's
+multiplier in the solver too); bidding and declaration decisions ignore it (a `classic`
+burial's rollouts use it once they reach K cards). Off by default: measured on the dev sets it pays only at a high cost
 (Dou Dizhu `worlds=32,solve=16`), docs/solve.md.
 
 `leaf=student:DIR,depth=D` (default D 2; Dou Dizhu play decisions): each world is played D
