@@ -264,3 +264,12 @@ def test_pimc_solve_as_a_classic_agent_option():
         make("pimc:worlds=4,objective=points,solve=12", seed=0).scores(d.obs, legal), scores)
     with pytest.raises(UserError, match="solve"):
         make("pimc:solve=109", seed=0)
+
+
+def test_bench_takes_classic_and_refuses_another_ruleset(capsys):
+    from openlandlord.games.shengji.solve import bench, main
+    assert main(["--bench", "--rules", "poker"]) == 2
+    assert "tractor or classic" in capsys.readouterr().err
+    out = bench(2, rules="classic")
+    assert out["rules"] == "classic"
+    assert all(v["positions"] == 2 and v["gave_up"] == 0 for v in out["tricks_left"].values())
