@@ -20,16 +20,21 @@ from openlandlord.games.shengji.solve import main, position_of, solve_round
 from openlandlord.games.shengji.state import Round
 
 
-def minimax(r: Round) -> int:
-    """The attacker points still to take (the trick in progress included) under best play:
-    every legal play of the referee, the attackers maximising, the declarers minimising."""
+def captured(r: Round) -> int:
+    return r.attacker_points
+
+
+def minimax(r: Round, score=captured) -> int:
+    """What `score` (the attacker points captured so far, by default) still gains under best
+    play: every legal play of the referee, the attackers maximising, the declarers
+    minimising."""
     if r.done:
         return 0
     values = []
     for play in r.legal_moves(limit=None):
         child = r.clone()
         child.play(play)
-        values.append(child.attacker_points - r.attacker_points + minimax(child))
+        values.append(score(child) - score(r) + minimax(child, score))
     return max(values) if r.current_seat % 2 != r.declarers else min(values)
 
 

@@ -20,7 +20,7 @@ from openlandlord.games.shengji.rules import NO_TRUMP, RANKS, SUITS, Rules
 from openlandlord.games.shengji.solve import position_of, solve_position, solve_round
 from openlandlord.games.shengji.state import Round
 
-from test_shengji_solve import random_play
+from test_shengji_solve import minimax as tractor_minimax, random_play
 
 
 def total(r: Round) -> int:
@@ -32,14 +32,7 @@ def total(r: Round) -> int:
 def minimax(r: Round) -> int:
     """The attacker score still to come (the trick in progress and the multiplied kitty
     included) under best play over every legal play of the referee, failing throws too."""
-    if r.done:
-        return 0
-    values = []
-    for play in r.legal_moves(limit=None):
-        child = r.clone()
-        child.play(play)
-        values.append(total(child) - total(r) + minimax(child))
-    return max(values) if r.current_seat % 2 != r.declarers else min(values)
+    return tractor_minimax(r, total)
 
 
 def endgame(seed: int, size: int) -> Round:
@@ -159,7 +152,7 @@ def test_solver_refuses_a_bad_classic_position():
 def test_tractor_rounds_solve_as_before():
     # The classic branch leaves `tractor` alone: position_of gives no kitty and the values
     # match the tractor test's minimax (tests/test_shengji_solve.py covers it in full).
-    from test_shengji_solve import endgame as tractor_endgame, minimax as tractor_minimax
+    from test_shengji_solve import endgame as tractor_endgame
     for seed in range(20):
         r = tractor_endgame(seed, 2)
         assert position_of(r)["kitty"] is None

@@ -143,33 +143,26 @@ cdef int list_plays(const Table* t, const unsigned char* hand, const Lead* lead,
                     unsigned char* prefix, unsigned char* ids, int last, int size,
                     unsigned char* out, int* count) noexcept nogil:
     # Every legal play containing `prefix` (its `size` cards in `ids`) whose further cards are
-    # ids >= last, as records into `out`. `tractor`: lead NULL = the seat
-    # leads. `classic` (t.classic): f NULL = the seat leads (any set of one suit's cards,
-    # kept only when the throw stands against `others`, the other three hands), else it
-    # follows f. -1 past MAX_MOVES.
+    # ids >= last, as records into `out`; -1 past MAX_MOVES. `tractor`: lead NULL = the seat
+    # leads, else it follows lead. `classic` (t.classic): f NULL = the seat leads (any set of
+    # one suit's cards, kept only when the throw stands against `others`, the other three
+    # hands), else it follows f.
     cdef unsigned char options[NCARD]
     cdef unsigned char* rec
-    cdef int c, complete = 0, n, cat
-    if t.classic:
-        if f != NULL:
-            if size == f.n:
-                complete = 1
-                n = 0
-            else:
-                n = classic_follow_options_c(t, hand, f, prefix, options)
-        else:
-            n = 0
-            cat = single_cat(t, prefix) if size else -1
-            for c in range(NCARD):
-                options[c] = hand[c] > prefix[c] and (size == 0 or t.cat[c] == cat)
-                n += options[c]
-            complete = size > 0 and throw_stands(t, prefix, others)
-    elif lead != NULL:
-        if size == lead.n:
+    cdef int c, complete = 0, n = 0, cat
+    if (f != NULL) if t.classic else (lead != NULL):
+        if size == (f.n if t.classic else lead.n):
             complete = 1
-            n = 0
+        elif t.classic:
+            n = classic_follow_options_c(t, hand, f, prefix, options)
         else:
             n = follow_options_c(t, hand, lead, prefix, options)
+    elif t.classic:
+        cat = single_cat(t, prefix) if size else -1
+        for c in range(NCARD):
+            options[c] = hand[c] > prefix[c] and (size == 0 or t.cat[c] == cat)
+            n += options[c]
+        complete = size > 0 and throw_stands(t, prefix, others)
     else:
         n = lead_options_c(t, hand, prefix, options, &complete)
     if complete and size > 0:
