@@ -25,17 +25,16 @@ How it differs from the Python bot: inside a world every hand is known, so "mast
 and a follow is chosen among those few built candidates instead of every legal play.
 """
 from libc.string cimport memset, memcpy
-from libc.stdlib cimport malloc, free
 
 import numpy as np
 
 from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54, world_log_weight,
-                                                 gumbel, rollout_seed)
+                                                 gumbel, rollout_seed, open_candidates,
+                                                 close_candidates)
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
-from openlandlord.games.shengji._solve cimport (
-    Solver, solver_open, solver_close, solve_c, count_world)
+from openlandlord.games.shengji._solve cimport Solver, solve_c, count_world
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -50,13 +49,17 @@ SOLVE_TT_BITS = 18
 OBJECTIVES = {"levels": (1.0, 1.0 / 1000.0), "points": (0.0, 1.0 / 80.0)}
 
 
-def search_settings(str rollout_policy, str objective):
+def search_settings(str rollout_policy, str objective, int solve=0, long long solve_nodes=1):
     """(rollout kind, level weight, margin weight) of a search's options, for every Shengji
-    search (both rulesets); ValueError naming a bad one."""
+    search (both rulesets); ValueError naming a bad one (`solve`: 0 off or a number of
+    cards, its node budget at least 1)."""
     if rollout_policy not in ROLLOUTS:
         raise ValueError(f"unknown rollout policy {rollout_policy!r}")
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
+    if solve < 0 or solve_nodes < 1:
+        raise ValueError(f"solve is 0 (off) or a number of cards, its node budget at least 1; "
+                         f"got solve={solve}, solve_nodes={solve_nodes}")
     return (ROLLOUTS[rollout_policy],) + OBJECTIVES[objective]
 
 
@@ -610,10 +613,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef double* total
     cdef double level_weight, margin_weight
     cdef Solver solver
-    kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
-    if solve < 0 or solve_nodes < 1:
-        raise ValueError(f"solve is 0 (off) or a number of cards, its node budget at least 1; "
-                         f"got solve={solve}, solve_nodes={solve_nodes}")
+    kind, level_weight, margin_weight = search_settings(rollout_policy, objective, solve,
+                                                        solve_nodes)
     if len(trick) > 3:
         raise ValueError("a trick in progress has at most three plays")
     build_table(&t, trump_rank, trump_suit)
@@ -630,17 +631,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
         load54(trick[k], root.plays + k * NCARD)
     if root.n:
         classify(&t, root.plays, &root.lead)
-    cand = <unsigned char*>malloc(n * NCARD + 1)
-    total = <double*>malloc((n + 1) * sizeof(double))
-    if cand == NULL or total == NULL or (solve and solver_open(&solver, &t, declarers,
-                                                               SOLVE_TT_BITS) != 0):
-        free(cand)
-        free(total)
-        raise MemoryError()
+    open_candidates(plays, &cand, &total, &solver, &t, declarers, solve, SOLVE_TT_BITS)
     try:
-        for k in range(n):
-            load54(plays[k], cand + k * NCARD)
-            total[k] = 0.0
         with nogil:
             for w in range(skip + worlds):
                 if draw_weighted(&t, pool, npool, surplus, u, sz, vm, &rng, u_world, lwp, draws,
@@ -670,10 +662,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
             raise ValueError("no deal of the unseen cards fits the hand sizes and known voids")
         return [total[k] / worlds for k in range(n)]
     finally:
-        free(cand)
-        free(total)
-        if solve:
-            solver_close(&solver)
+        close_candidates(cand, total, &solver, solve)
 
 
 def checked_rule_rounds(int rounds, unsigned long long seed):

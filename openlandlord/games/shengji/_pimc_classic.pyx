@@ -43,9 +43,9 @@ burial by the rule bot's keep values (`rule_burial`, exact), then the play as ab
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
-from openlandlord.games.shengji._search cimport team_score, draw_subset, load54, rollout_seed
-from openlandlord.games.shengji._solve cimport (
-    Solver, solver_open, solver_close, solve_classic_c, count_world)
+from openlandlord.games.shengji._search cimport (
+    team_score, draw_subset, load54, rollout_seed, open_candidates, close_candidates)
+from openlandlord.games.shengji._solve cimport Solver, solve_classic_c, count_world
 from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
@@ -567,10 +567,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
     cdef double* total
     cdef double level_weight, margin_weight
     cdef Solver solver
-    kind, level_weight, margin_weight = search_settings(rollout_policy, objective)
-    if solve < 0 or solve_nodes < 1:
-        raise ValueError(f"solve is 0 (off) or a number of cards, its node budget at least 1; "
-                         f"got solve={solve}, solve_nodes={solve_nodes}")
+    kind, level_weight, margin_weight = search_settings(rollout_policy, objective, solve,
+                                                        solve_nodes)
     if len(trick) > 3 or (bury and len(trick)):
         raise ValueError("a trick in progress has at most three plays (none at the burial)")
     build_classic_table(&t, trump_rank, trump_suit)
@@ -600,17 +598,8 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
         load54(trick[k], root.plays + k * NCARD)
     if root.n:
         lead_format_c(&t, root.plays, &root.f)
-    cand = <unsigned char*>malloc(n * NCARD + 1)
-    total = <double*>malloc((n + 1) * sizeof(double))
-    if cand == NULL or total == NULL or (solve and solver_open(&solver, &t, declarers,
-                                                               SOLVE_TT_BITS) != 0):
-        free(cand)
-        free(total)
-        raise MemoryError()
+    open_candidates(plays, &cand, &total, &solver, &t, declarers, solve, SOLVE_TT_BITS)
     try:
-        for k in range(n):
-            load54(plays[k], cand + k * NCARD)
-            total[k] = 0.0
         with nogil:
             for w in range(skip + worlds):
                 if hidden_kitty:
@@ -657,10 +646,7 @@ def search(int trump_rank, int trump_suit, hand, int seat, int leader, trick, in
             raise ValueError("no deal of the unseen cards fits the hand sizes, known cards and voids")
         return [total[k] / worlds for k in range(n)]
     finally:
-        free(cand)
-        free(total)
-        if solve:
-            solver_close(&solver)
+        close_candidates(cand, total, &solver, solve)
 
 
 def checked_rule_rounds(int rounds, unsigned long long seed, str policy="rule"):

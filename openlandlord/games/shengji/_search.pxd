@@ -1,12 +1,14 @@
 # cython: language_level=3
 """What both rulesets' native searches (`_pimc.pyx`, `tractor`; `_pimc_classic.pyx`) share:
-a rollout's score for a team, a candidate's rollout stream in a world, a uniform subset of the unseen cards, a count vector read from
+the candidates' buffers and the solver of one search, a rollout's score for a team, a candidate's rollout stream in a world, a uniform subset of the unseen cards, a count vector read from
 Python, a world's log-weight under a belief and a Gumbel draw (to keep one of several sampled
 worlds in proportion to its weight). Inline, so each search compiles them into its own loop."""
 from libc.math cimport log
+from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 
-from openlandlord.games.shengji._cards cimport NCARD, next_random
+from openlandlord.games.shengji._cards cimport NCARD, Table, next_random
+from openlandlord.games.shengji._solve cimport Solver, solver_open, solver_close
 
 
 cdef inline double team_score(int attacker_points, int team, int declarers, double level_weight,
@@ -81,3 +83,34 @@ cdef inline double gumbel(unsigned long long* rng) noexcept nogil:
     # candidate with probability proportional to its weight (the Gumbel-max trick).
     cdef double u = (<double>(next_random(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
     return -log(-log(u))
+
+
+cdef inline void close_candidates(unsigned char* cand, double* total, Solver* solver,
+                                  int solve) noexcept:
+    free(cand)
+    free(total)
+    if solve:
+        solver_close(solver)
+
+
+cdef inline int open_candidates(object plays, unsigned char** cand, double** total, Solver* solver,
+                                const Table* t, int declarers, int solve, int tt_bits) except -1:
+    # One search's buffers: the candidates' count vectors (read from `plays`), their score
+    # totals at 0 and, with solve > 0, the solver (its table kept over the whole search).
+    # Nothing is left allocated when it raises; close_candidates frees what it opened.
+    cdef int k, n = len(plays)
+    cand[0] = <unsigned char*>malloc(n * NCARD + 1)
+    total[0] = <double*>malloc((n + 1) * sizeof(double))
+    if cand[0] == NULL or total[0] == NULL or (solve and solver_open(solver, t, declarers,
+                                                                     tt_bits) != 0):
+        free(cand[0])
+        free(total[0])
+        raise MemoryError()
+    try:
+        for k in range(n):
+            load54(plays[k], cand[0] + k * NCARD)
+            total[0][k] = 0.0
+    except BaseException:
+        close_candidates(cand[0], total[0], solver, solve)
+        raise
+    return 0
