@@ -35,6 +35,15 @@ def test_endgame_routes_by_cards_in_hand():
     assert mixed not in (search, student)
 
 
+def test_endgame_solve_hands_the_search_its_solver():
+    deals = dealsets.adhoc("shengji", 2, 13, {"rules": "tractor", "trump_rank": "any"})
+    search = figures("pimc:objective=points,worlds=2,solve=12", deals)
+    assert search != figures("pimc:objective=points,worlds=2", deals)     # the solver shows
+    agent = f"student:{STUDENT},endgame=200,endgame_worlds=2,endgame_solve=12"
+    assert figures(agent, deals) == search
+    assert agents.make(agent, 1).name.endswith(",endgame=200,endgame_worlds=2,endgame_solve=12")
+
+
 def test_endgame_in_doudizhu():
     deals = dealsets.adhoc("doudizhu", 3, 5, {})
     keys = ("mean_score", "win_rate")
@@ -51,6 +60,8 @@ def test_endgame_agent_shape():
     both = agents.make(f"student:{STUDENT},endgame=8,bid=rule", 1)
     assert both.name.endswith(",endgame=8,bid=rule")
     for bad, match in ((f"student:{STUDENT},endgame_worlds=4", "needs endgame"),
+                       (f"student:{STUDENT},endgame_solve=12", "needs endgame"),
+                       (f"student:{STUDENT},endgame=8,endgame_solve=0", "at least 1"),
                        (f"student:{STUDENT},endgame=-1", "at least 0"),
                        (f"student:{STUDENT},endgame=x", "not a valid int"),
                        (f"student:{STUDENT},endgame=8,endgame_worlds=0", "at least 1")):

@@ -10,7 +10,9 @@ on burials recorded as one decision (`generate` with a `pimc:...,burial=listed` 
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
 to a search, the game's ship recipe teacher (Shengji `pimc:objective=points,worlds=64`,
 Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
-to that search's own build (`endgame_worlds=N`: the search with N worlds): a player, no longer the student alone, that buys back part of
+to that search's own build (`endgame_worlds=N`: the search with N worlds; `endgame_solve=S`:
+its worlds solved exactly once S or fewer cards are left in all hands, `pimc:solve=S`,
+docs/solve.md): a player, no longer the student alone, that buys back part of
 its teacher's edge where the search is cheap (docs/models.md, "The student with a search on
 its last cards"). Such a player is built per game like the search (no `scores_batch`); the
 student's weights are loaded once per process.
@@ -148,9 +150,12 @@ class Endgame(Routed):
     """`student:DIR,endgame=K`: the student, its last K cards played by the game's endgame
     search (the module docstring)."""
 
-    def __init__(self, agent: StudentAgent, cards: int, seed: int | None, worlds: int | None = None):
-        super().__init__(agent, f"{agent.name},endgame={cards}" + (f",endgame_worlds={worlds}" if worlds else ""))
-        self.cards, self.seed, self.worlds, self._search = cards, seed, worlds, {}
+    def __init__(self, agent: StudentAgent, cards: int, seed: int | None, worlds: int | None = None,
+                 solve: int | None = None):
+        super().__init__(agent, f"{agent.name},endgame={cards}"
+                         + (f",endgame_worlds={worlds}" if worlds else "")
+                         + (f",endgame_solve={solve}" if solve else ""))
+        self.cards, self.seed, self.worlds, self.solve, self._search = cards, seed, worlds, solve, {}
 
     def route(self, obs, legal):
         from ..games import spec as game_spec
@@ -161,10 +166,11 @@ class Endgame(Routed):
             return None                    # bids, declarations and burial stay the student's
         if obs.game not in self._search:
             search = game.ship_recipe["teacher"]
-            if self.worlds:
+            changed = {k: v for k, v in (("worlds", self.worlds), ("solve", self.solve)) if v}
+            if changed:
                 parsed = parse_spec(search)
                 search = f"{parsed.name}:" + ",".join(f"{k}={v}" for k, v in
-                                                      {**parsed.options, "worlds": self.worlds}.items())
+                                                      {**parsed.options, **changed}.items())
             self._search[obs.game] = make(search, self.seed)
         return self._search[obs.game]
 
@@ -174,7 +180,8 @@ class Endgame(Routed):
 
 def make_student(spec: Spec, seed: int | None = None):
     from . import option, with_bids
-    check_options(spec, {"path", "backend", "bid", "endgame", "endgame_worlds", "burial"})
+    check_options(spec, {"path", "backend", "bid", "endgame", "endgame_worlds", "endgame_solve",
+                         "burial"})
     path = spec.arg or spec.options.get("path")
     if not path:
         raise UserError(f"agent spec {spec.text!r} needs a checkpoint: student:PATH")
@@ -191,14 +198,16 @@ def make_student(spec: Spec, seed: int | None = None):
     burial = burial.strip().lower() if burial is not None else None
     cards = option(spec, "endgame", 0, int, low=0)
     worlds = option(spec, "endgame_worlds", None, int, low=1)
-    if worlds is not None and not cards:
-        raise UserError(f"agent spec {spec.text!r}: endgame_worlds needs endgame=K")
+    solve = option(spec, "endgame_solve", None, int, low=1)
+    for name, value in (("endgame_worlds", worlds), ("endgame_solve", solve)):
+        if value is not None and not cards:
+            raise UserError(f"agent spec {spec.text!r}: {name} needs endgame=K")
     if not cards:
         return with_bids(StudentAgent(path, backend, burial), spec, seed)
     key = (os.path.abspath(path), backend, burial)
     if key not in _LOADED:                 # deterministic and stateless: one per process serves every game
         _LOADED[key] = StudentAgent(path, backend, burial)
-    return with_bids(Endgame(_LOADED[key], cards, seed, worlds), spec, seed)
+    return with_bids(Endgame(_LOADED[key], cards, seed, worlds, solve), spec, seed)
 
 
 def make_torch_student(spec: Spec, seed: int | None = None):
