@@ -30,11 +30,11 @@ import numpy as np
 
 from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54, world_log_weight,
                                                  gumbel, rollout_seed, open_candidates,
-                                                 close_candidates)
+                                                 close_candidates, solved_rest)
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
     random_policy, sample_world_c, next_random, deal_c)
-from openlandlord.games.shengji._solve cimport Solver, solve_c, count_world
+from openlandlord.games.shengji._solve cimport Solver
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -434,16 +434,9 @@ cdef int finish_round(const Table* t, unsigned char* hands, Trick* tr, int decla
     cdef int i, c, seat, winner, points, attacker_points = 0, left, got
     cdef unsigned char* play
     while True:
-        if solve > 0:
-            left = 0
-            for c in range(4 * NCARD):
-                left += hands[c]
-            if left <= solve:
-                got = solve_c(solver, hands, tr.plays, tr.n, tr.leader, solve_nodes)
-                count_world(got >= 0)
-                if got >= 0:
-                    return attacker_points + got
-                solve = 0
+        got = solved_rest(solver, hands, tr.plays, tr.n, tr.leader, NULL, &solve, solve_nodes)
+        if got >= 0:
+            return attacker_points + got
         if tr.n == 0:
             left = 0
             for c in range(NCARD):

@@ -44,8 +44,9 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 
 from openlandlord.games.shengji._search cimport (
-    team_score, draw_subset, load54, rollout_seed, open_candidates, close_candidates)
-from openlandlord.games.shengji._solve cimport Solver, solve_classic_c, count_world
+    team_score, draw_subset, load54, rollout_seed, open_candidates, close_candidates,
+    solved_rest)
+from openlandlord.games.shengji._solve cimport Solver
 from openlandlord.games.shengji._referee cimport (
     Table, Format, NCARD, TRUMP, build_classic_table, lead_format_c, classic_follow_error,
     classic_lead_error, classic_trick_winner_c, classic_play_key, throw_check_c,
@@ -401,16 +402,9 @@ cdef int finish_round(const Table* t, unsigned char* hands, const unsigned char*
     cdef unsigned char* play
     cdef int i, c, seat, winner = tr.leader, points, attackers = 0, left, got
     while True:
-        if solve > 0:
-            left = 0
-            for c in range(4 * NCARD):
-                left += hands[c]
-            if left <= solve:
-                got = solve_classic_c(solver, hands, tr.plays, tr.n, tr.leader, kitty, solve_nodes)
-                count_world(got >= 0)
-                if got >= 0:
-                    return attackers + got
-                solve = 0
+        got = solved_rest(solver, hands, tr.plays, tr.n, tr.leader, kitty, &solve, solve_nodes)
+        if got >= 0:
+            return attackers + got
         if tr.n == 0:
             left = vec_cards(hands + tr.leader * NCARD)
             if left == 0:

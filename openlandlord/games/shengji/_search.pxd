@@ -8,7 +8,8 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 
 from openlandlord.games.shengji._cards cimport NCARD, Table, next_random
-from openlandlord.games.shengji._solve cimport Solver, solver_open, solver_close
+from openlandlord.games.shengji._solve cimport (
+    Solver, solver_open, solver_close, solve_c, solve_classic_c, count_world)
 
 
 cdef inline double team_score(int attacker_points, int team, int declarers, double level_weight,
@@ -114,3 +115,27 @@ cdef inline int open_candidates(object plays, unsigned char** cand, double** tot
         close_candidates(cand[0], total[0], solver, solve)
         raise
     return 0
+
+
+cdef inline int solved_rest(Solver* solver, const unsigned char* hands, const unsigned char* plays,
+                            int n, int leader, const unsigned char* kitty, int* solve,
+                            long long solve_nodes) noexcept nogil:
+    # A rollout's hand-over to the exact solver (`pimc:solve=K`, both rulesets): with solve[0]
+    # > 0 and at most that many cards left in all hands, the attacker points still to take
+    # (kitty NULL: `tractor`; else `classic` with that kitty), counted; -1 to roll on. A
+    # give-up is counted and sets solve[0] to 0, so the rollout goes on without the solver.
+    cdef int c, left = 0, got
+    if solve[0] <= 0:
+        return -1
+    for c in range(4 * NCARD):
+        left += hands[c]
+    if left > solve[0]:
+        return -1
+    if kitty == NULL:
+        got = solve_c(solver, hands, plays, n, leader, solve_nodes)
+    else:
+        got = solve_classic_c(solver, hands, plays, n, leader, kitty, solve_nodes)
+    count_world(got >= 0)
+    if got < 0:
+        solve[0] = 0
+    return got

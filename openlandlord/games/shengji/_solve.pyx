@@ -328,8 +328,8 @@ cdef int search(Solver* s, unsigned long long h1, unsigned long long h2,
     best_i = order[0]
     pos = s.n
     saved_lead = s.lead
-    if t.classic:
-        saved_fmt = s.fmt
+    if t.classic and pos == 0:
+        saved_fmt = s.fmt           # only a lead changes the trick's format
     saved_leader = s.leader
     saved_table = s.table_points
     for j in range(count):
@@ -384,7 +384,7 @@ cdef int search(Solver* s, unsigned long long h1, unsigned long long h2,
         s.n = pos
         s.left += m
         s.lead = saved_lead
-        if t.classic:
+        if t.classic and pos == 0:
             s.fmt = saved_fmt
         s.table_points = saved_table
         for k in range(m):
