@@ -85,21 +85,6 @@ cdef int vec_points(const Table* t, const unsigned char* v) noexcept nogil:
     return p
 
 
-cdef int vec_cost(const Table* t, const unsigned char* v) noexcept nogil:
-    cdef int c, p = 0
-    for c in range(NCARD):
-        p += v[c] * card_cost(t, c)
-    return p
-
-
-cdef int vec_trumps(const Table* t, const unsigned char* v) noexcept nogil:
-    cdef int c, p = 0
-    for c in range(NCARD):
-        if t.cat[c] == TRUMP:
-            p += v[c]
-    return p
-
-
 cdef int vec_cards(const unsigned char* v) noexcept nogil:
     cdef int c, p = 0
     for c in range(NCARD):
@@ -107,11 +92,32 @@ cdef int vec_cards(const unsigned char* v) noexcept nogil:
     return p
 
 
-cdef int held_in(const Table* t, const unsigned char* hand, int cat) noexcept nogil:
-    cdef int c, p = 0
+cdef enum:
+    SUM_CARDS = 0
+    SUM_POINTS = 1
+    SUM_TRUMPS = 2
+    SUM_COST = 3
+
+
+cdef void vec_sums(const Table* t, const unsigned char* v, int* out) noexcept nogil:
+    # A play's cards, card points, trumps and cost (card_cost summed), in one pass (out[SUM_*]).
+    cdef int c
+    out[0] = out[1] = out[2] = out[3] = 0
     for c in range(NCARD):
-        if t.cat[c] == cat:
-            p += hand[c]
+        if v[c]:
+            out[SUM_CARDS] += v[c]
+            out[SUM_POINTS] += v[c] * t.points[c]
+            if t.cat[c] == TRUMP:
+                out[SUM_TRUMPS] += v[c]
+            out[SUM_COST] += v[c] * card_cost(t, c)
+
+
+cdef int held_in(const Table* t, const unsigned char* hand, int cat) noexcept nogil:
+    # The cards of category `cat` in `hand` (read through the table's cards of each level).
+    cdef int lvl, i, p = 0
+    for lvl in range(16):
+        for i in range(t.lvl_n[cat][lvl]):
+            p += hand[t.lvl_cards[cat][lvl][i]]
     return p
 
 
@@ -147,18 +153,21 @@ cdef bint master_unit(const Table* t, const unsigned char* hands, int seat,
 cdef double score_lead(const Table* t, const unsigned char* hands, int seat,
                        const unsigned char* play) noexcept nogil:
     cdef Format f
-    cdef int partner = (seat + 2) & 3, n = vec_cards(play), points = vec_points(t, play)
+    cdef int partner = (seat + 2) & 3, n, points
+    cdef int sums[4]
     cdef double score
+    vec_sums(t, play, sums)
+    n, points = sums[SUM_CARDS], sums[SUM_POINTS]
     lead_format_c(t, play, &f)
     score = 4.0 * f.pairs + (6.0 if f.ntractors else 0.0)
     if master_unit(t, hands, seat, play):
         score += 12.0 + 0.5 * points
     else:
-        score -= 1.0 * points + 2.0 * vec_trumps(t, play)
+        score -= 1.0 * points + 2.0 * sums[SUM_TRUMPS]
         if f.cat != TRUMP and held_in(t, hands + partner * NCARD, f.cat) == 0 \
                 and held_in(t, hands + partner * NCARD, TRUMP) > 0:
             score += 3.0
-    return score - 0.05 * vec_cost(t, play) / n
+    return score - 0.05 * sums[SUM_COST] / n
 
 
 cdef void lead_rule(const Table* t, const unsigned char* hands, int seat,
@@ -300,9 +309,11 @@ cdef bint safe_win(const Table* t, const unsigned char* hands, int seat, const C
 
 cdef double score_follow(const Table* t, const unsigned char* hands, int seat, const CTrick* tr,
                          const Standing* st, const unsigned char* play) noexcept nogil:
-    cdef int key = classic_play_key(t, &tr.f, play), points = vec_points(t, play)
-    cdef int cost = vec_cost(t, play), trumps = vec_trumps(t, play)
+    cdef int key = classic_play_key(t, &tr.f, play), points, cost, trumps
+    cdef int sums[4]
     cdef bint last = st.later == 0, wins = key > st.key
+    vec_sums(t, play, sums)
+    points, cost, trumps = sums[SUM_POINTS], sums[SUM_COST], sums[SUM_TRUMPS]
     if st.seat == ((seat + 2) & 3):
         if last or safe_win(t, hands, seat, tr, st.later, st.key):
             return 3.0 * points - 0.05 * cost - (6.0 * trumps if tr.f.cat != TRUMP else 0.0)

@@ -68,6 +68,45 @@ cdef int runs_c(const Table* t, const unsigned char* v, int cat, int* rstart, in
     return n
 
 
+cdef struct Scan:
+    int n                     # cards
+    int ids                   # card ids held
+    int card                  # the last of them
+    int pairs                 # ids held twice
+    int cat                   # the one category (single_cat's: -1 mixed, -2 empty)
+
+
+cdef inline void scan_card(const Table* t, const unsigned char* v, int c, Scan* s) noexcept nogil:
+    s.n += v[c]
+    s.ids += 1
+    s.card = c
+    if v[c] == 2:
+        s.pairs += 1
+    if s.cat == -2:
+        s.cat = t.cat[c]
+    elif t.cat[c] != s.cat:
+        s.cat = -1
+
+
+cdef inline void scan_play(const Table* t, const unsigned char* v, Scan* s) noexcept nogil:
+    # One pass over a play, eight card ids at a time: a play holds few cards, so most words
+    # are zero and skipped whole.
+    cdef unsigned long long word
+    cdef int w, c
+    s.n = s.ids = s.pairs = 0
+    s.card = -1
+    s.cat = -2
+    for w in range(6):
+        memcpy(&word, v + 8 * w, 8)
+        if word:
+            for c in range(8 * w, 8 * w + 8):
+                if v[c]:
+                    scan_card(t, v, c, s)
+    for c in range(48, NCARD):
+        if v[c]:
+            scan_card(t, v, c, s)
+
+
 cdef void decompose_c(const Table* t, const unsigned char* v, Format* f) noexcept nogil:
     # The units of a play, the traditional way: longest tractors first (pairs on consecutive
     # levels, one pair per level), then pairs, then singles; sorted largest first (by pairs,
@@ -81,9 +120,17 @@ cdef void decompose_c(const Table* t, const unsigned char* v, Format* f) noexcep
     cdef int ustart[56]
     cdef int ucards[55]
     cdef int order[55]
+    cdef int npairs[5]
     cdef int cat, k, nr, lvl, c, nu = 0, nc = 0, i, j, u, tmp
     memcpy(rest, v, NCARD)
     for cat in range(5):
+        npairs[cat] = 0
+    for c in range(NCARD):
+        if v[c] == 2:
+            npairs[t.cat[c]] += 1
+    for cat in range(5):
+        if npairs[cat] < 2:
+            continue               # no tractor without two pairs of the category
         nr = runs_c(t, rest, cat, rstart, rlen, reps)
         for k in range(nr):
             if rlen[k] >= 2:
@@ -141,14 +188,23 @@ cdef void decompose_c(const Table* t, const unsigned char* v, Format* f) noexcep
 
 cdef int lead_format_c(const Table* t, const unsigned char* lead, Format* f) noexcept nogil:
     # The format a lead asks of the followers; returns its number of units.
-    cdef int c, u
-    decompose_c(t, lead, f)
-    f.n = 0
-    for c in range(NCARD):
-        f.n += lead[c]
-    f.cat = single_cat(t, lead)
-    f.pairs = 0
+    cdef Scan sc
+    cdef int u, card
+    scan_play(t, lead, &sc)
+    f.n = sc.n
+    f.cat = sc.cat
     f.ntractors = 0
+    if sc.ids == 1:                # one card id: a single or a pair, one unit (decompose_c's)
+        card = sc.card
+        f.nunits = 1
+        f.pairs = f.upairs[0] = lead[card] - 1
+        f.utop[0] = t.level[card]
+        f.ustart[0] = 0
+        f.ucards[0] = card
+        f.ustart[1] = 1
+        return 1
+    decompose_c(t, lead, f)
+    f.pairs = 0
     for u in range(f.nunits):
         f.pairs += f.upairs[u]
         if f.upairs[u] >= 2:
@@ -264,14 +320,6 @@ cdef int tractors_matched_c(const Table* t, const unsigned char* v, int cat, con
     return match_rec(wanted, nw, 0, room, nroom, 0, -1, assign, NULL)
 
 
-cdef inline int pairs_in(const unsigned char* v) noexcept nogil:
-    cdef int c, n = 0
-    for c in range(NCARD):
-        if v[c] == 2:
-            n += 1
-    return n
-
-
 cdef int classic_lead_error(const Table* t, const unsigned char* hand,
                             const unsigned char* play) noexcept nogil:
     cdef int c, n = 0
@@ -330,15 +378,22 @@ cdef int classic_play_key(const Table* t, const Format* f,
     cdef int reps[16]
     cdef int rstart[16]
     cdef int rlen[16]
-    cdef int cat = single_cat(t, play), shape = f.upairs[0], top = -1, c, k, nr
+    cdef Scan sc
+    cdef int cat, shape = f.upairs[0], top = -1, c, k, nr, card
+    scan_play(t, play, &sc)
+    cat, card = sc.cat, sc.card
     if cat == f.cat:
+        if f.nunits > 1:
+            return -1
+        if shape <= 1 and sc.ids == 1 and play[card] == shape + 1:
+            return t.level[card]   # a single or a pair led, answered by one of its shape
         decompose_c(t, play, &g)
         if f.nunits > 1 or g.nunits != 1 or g.upairs[0] != shape:
             return -1
         return g.utop[0]
     if cat != TRUMP:
         return -1
-    if pairs_in(play) < f.pairs or (f.ntractors and tractors_matched_c(
+    if sc.pairs < f.pairs or (f.ntractors and tractors_matched_c(
             t, play, TRUMP, f.tractors, f.ntractors) < f.ntractors):
         return -1
     if shape >= 2:
@@ -374,21 +429,20 @@ cdef int kitty_multiplier_c(const Format* f) noexcept nogil:
 
 cdef int unit_beaten(const Table* t, const Format* f, int u,
                      const unsigned char* other) noexcept nogil:
-    # Whether `other` holds, in the lead's suit, a higher unit of the same shape as unit u.
+    # Whether `other` holds, in the lead's suit, a higher unit of the same shape as unit u
+    # (only the suit's cards above the unit's top level are read).
     cdef int reps[16]
     cdef int rstart[16]
     cdef int rlen[16]
-    cdef unsigned char held[NCARD]
-    cdef int c, k, nr, pairs = f.upairs[u], top = f.utop[u]
+    cdef int c, i, k, lvl, nr, pairs = f.upairs[u], top = f.utop[u]
     if pairs < 2:
-        for c in range(NCARD):
-            if t.cat[c] == f.cat and t.level[c] > top and (
-                    other[c] == 2 if pairs == 1 else other[c] > 0):
-                return 1
+        for lvl in range(top + 1, 16):
+            for i in range(t.lvl_n[f.cat][lvl]):
+                c = t.lvl_cards[f.cat][lvl][i]
+                if (other[c] == 2 if pairs == 1 else other[c] > 0):
+                    return 1
         return 0
-    for c in range(NCARD):
-        held[c] = other[c] if t.cat[c] == f.cat else 0
-    nr = runs_c(t, held, f.cat, rstart, rlen, reps)
+    nr = runs_c(t, other, f.cat, rstart, rlen, reps)
     for k in range(nr):
         if rlen[k] >= pairs and rstart[k] + rlen[k] - 1 > top:
             return 1
