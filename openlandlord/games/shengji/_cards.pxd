@@ -29,6 +29,21 @@ cdef struct Table:
     int lvl_cards[5][16][4]   # their ids, ascending
 
 
+cdef extern from "string.h" nogil:
+    void* memcpy(void* dst, const void* src, size_t n)
+
+
+cdef inline bint clear_word(const unsigned char* v, int w) noexcept nogil:
+    # Whether a count vector holds none of the cards 8w..8w+7 (w < 6; cards 48..53 are read
+    # one by one): a loop over a sparse hand or play skips such words whole, e.g.
+    #     for w in range(7):
+    #         if w < 6 and clear_word(v, w): continue
+    #         for c in range(8 * w, 8 * w + 8 if w < 6 else NCARD): ...
+    cdef unsigned long long x
+    memcpy(&x, v + 8 * w, 8)
+    return x == 0
+
+
 cdef inline unsigned long long next_random(unsigned long long* state) noexcept nogil:
     # splitmix64: fast, seedable, good enough for dealing and random play.
     cdef unsigned long long z

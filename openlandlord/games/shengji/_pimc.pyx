@@ -33,7 +33,7 @@ from openlandlord.games.shengji._search cimport (team_score, draw_subset, load54
                                                  close_candidates, solved_rest)
 from openlandlord.games.shengji._referee cimport (
     Table, Lead, NCARD, TRUMP, build_table, classify, follow_error, trick_winner_c,
-    random_policy, sample_world_c, next_random, deal_c)
+    random_policy, sample_world_c, next_random, deal_c, clear_word)
 from openlandlord.games.shengji._solve cimport Solver
 
 cdef enum:
@@ -101,21 +101,24 @@ cdef struct Seats:
 
 
 cdef void read_seats(const Table* t, const unsigned char* hands, Seats* out) noexcept nogil:
-    cdef int s, c, k, n
+    cdef int s, c, k, n, w
     for s in range(4):
         for k in range(5):
             out.held[s][k] = 0
             out.top1[s][k] = -1
             out.top2[s][k] = -1
-        for c in range(NCARD):
-            n = hands[s * NCARD + c]
-            if n:
-                k = t.cat[c]
-                out.held[s][k] += n
-                if t.strength[c] > out.top1[s][k]:
-                    out.top1[s][k] = t.strength[c]
-                if n == 2 and t.strength[c] > out.top2[s][k]:
-                    out.top2[s][k] = t.strength[c]
+        for w in range(7):
+            if w < 6 and clear_word(hands + s * NCARD, w):
+                continue
+            for c in range(8 * w, 8 * w + 8 if w < 6 else NCARD):
+                n = hands[s * NCARD + c]
+                if n:
+                    k = t.cat[c]
+                    out.held[s][k] += n
+                    if t.strength[c] > out.top1[s][k]:
+                        out.top1[s][k] = t.strength[c]
+                    if n == 2 and t.strength[c] > out.top2[s][k]:
+                        out.top2[s][k] = t.strength[c]
 
 
 cdef bint can_beat(const Table* t, const unsigned char* hands, const Seats* seats, int seat,
@@ -178,7 +181,7 @@ cdef struct Unit:
 
 cdef void unit_of(const Table* t, const unsigned char* play, Unit* u) noexcept nogil:
     cdef Lead l
-    cdef int c
+    cdef int c, w
     classify(t, play, &l)
     u.cat = l.cat
     u.kind = l.kind
@@ -188,12 +191,15 @@ cdef void unit_of(const Table* t, const unsigned char* play, Unit* u) noexcept n
     u.points = 0
     u.cost = 0
     u.trumps = 0
-    for c in range(NCARD):
-        if play[c]:
-            u.points += play[c] * t.points[c]
-            u.cost += play[c] * card_cost(t, c)
-            if t.cat[c] == TRUMP:
-                u.trumps += play[c]
+    for w in range(7):
+        if w < 6 and clear_word(play, w):
+            continue
+        for c in range(8 * w, 8 * w + 8 if w < 6 else NCARD):
+            if play[c]:
+                u.points += play[c] * t.points[c]
+                u.cost += play[c] * card_cost(t, c)
+                if t.cat[c] == TRUMP:
+                    u.trumps += play[c]
 
 
 cdef void run_unit(const Table* t, int c, int copies, int pairs, Unit* u) noexcept nogil:

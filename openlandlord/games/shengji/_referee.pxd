@@ -4,7 +4,7 @@
 # policies, round loops, the world sampler); this header re-exports them.
 from openlandlord.games.shengji._cards cimport (
     NCARD, NCAT, TRUMP, SMALL_JOKER, BIG_JOKER, Table, next_random, build_table,
-    build_classic_table)
+    build_classic_table, clear_word)
 from openlandlord.games.shengji._trick cimport (
     Lead, Format, classify, follow_error, trick_winner_c, lead_format_c, classic_lead_error,
     classic_follow_error, classic_trick_winner_c, throw_check_c, kitty_multiplier_c,

@@ -1,7 +1,7 @@
 # Trick formats of both rulesets: what a lead asks of the followers (a `Lead` unit in
 # `tractor`, a `Format` of units in `classic`), whether a play answers it, who wins the trick,
 # and a `classic` throw's check against the other hands.
-from openlandlord.games.shengji._cards cimport NCARD, TRUMP, Table
+from openlandlord.games.shengji._cards cimport NCARD, TRUMP, Table, clear_word
 
 # Error codes of a play, mapped to messages by the Python package.
 cdef enum:
@@ -79,13 +79,16 @@ cdef int load_lead(const Table* t, const unsigned char[::1] src, unsigned char* 
 # here, inline, they compile into each module that cimports them, where a call across
 # modules (through a pointer table) could not be inlined.
 cdef inline int classify(const Table* t, const unsigned char* play, Lead* out) noexcept nogil:
-    cdef int c, n = 0, first = -1, types = 0, lowest = -1, cat = -1, k
-    for c in range(NCARD):
-        if play[c]:
-            n += play[c]
-            types += 1
-            if first < 0:
-                first = c
+    cdef int c, w, n = 0, first = -1, types = 0, lowest = -1, cat = -1, k
+    for w in range(7):
+        if w < 6 and clear_word(play, w):
+            continue
+        for c in range(8 * w, 8 * w + 8 if w < 6 else NCARD):
+            if play[c]:
+                n += play[c]
+                types += 1
+                if first < 0:
+                    first = c
     out.kind = 0
     out.n = n
     out.pairs = 0

@@ -12,7 +12,7 @@ count vectors (bytes or uint8 arrays of length 54) and give plays back as card-i
 from libc.string cimport memset, memcpy
 
 from openlandlord.games.shengji._cards cimport (
-    NCARD, TRUMP, Table, build_table, load, classic_setup)
+    NCARD, TRUMP, Table, build_table, load, classic_setup, clear_word)
 
 
 cdef void follow_demands(const Lead* lead, Format* f) noexcept nogil:
@@ -91,20 +91,16 @@ cdef inline void scan_card(const Table* t, const unsigned char* v, int c, Scan* 
 cdef inline void scan_play(const Table* t, const unsigned char* v, Scan* s) noexcept nogil:
     # One pass over a play, eight card ids at a time: a play holds few cards, so most words
     # are zero and skipped whole.
-    cdef unsigned long long word
     cdef int w, c
     s.n = s.ids = s.pairs = 0
     s.card = -1
     s.cat = -2
-    for w in range(6):
-        memcpy(&word, v + 8 * w, 8)
-        if word:
-            for c in range(8 * w, 8 * w + 8):
-                if v[c]:
-                    scan_card(t, v, c, s)
-    for c in range(48, NCARD):
-        if v[c]:
-            scan_card(t, v, c, s)
+    for w in range(7):
+        if w < 6 and clear_word(v, w):
+            continue
+        for c in range(8 * w, 8 * w + 8 if w < 6 else NCARD):
+            if v[c]:
+                scan_card(t, v, c, s)
 
 
 cdef void decompose_c(const Table* t, const unsigned char* v, Format* f) noexcept nogil:
