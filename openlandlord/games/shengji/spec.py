@@ -120,9 +120,9 @@ class ShengjiSpec(BaseSpec):
     # Then the stronger teacher's round: the teacher quadruples its worlds (256 worlds: +19.2
     # [+17.0, +21.4] points a deal on the classic dev set with its listed burial, where 128
     # make +15.7 and 64 about +7 to +10, docs/pimc.md; since the trick-format fast paths it
-    # costs what 128 worlds did) for 800 more deals, and that student is fine-tuned on them
-    # alone (`--from data/models/shengji-classic` runs this round only; the rounds before
-    # used 128 worlds, docs/models.md).
+    # costs what 128 worlds did, 6 s a deal on the 2 workers) for 400 more deals, and that
+    # student is fine-tuned on them alone (`--from data/models/shengji-classic` runs this
+    # round only; the rounds before used 800 deals of 128 worlds, docs/models.md).
     ship_classic_recipe = dict(teacher="pimc:objective=points,worlds=64", deals=1500, mix_deals=(),
                                mix_fraction=0.5, epochs=(8,),
                                dev=["--deal-set", "shengji-classic-dev-260"],
@@ -131,15 +131,16 @@ class ShengjiSpec(BaseSpec):
                                options=(("rules", "classic"), ("trump_rank", "any")),
                                models="shengji-classic",
                                fine_option="trump_rank", fine_name="w256",
-                               fine_values=(("any", 800),), fine_epochs=4,
+                               fine_values=(("any", 400),), fine_epochs=4,
                                fine_set=("lr=0.0005", "warmup_steps=50", "burial=listed"),
                                fine_teacher="pimc:objective=points,worlds=256",
-                               # and 12,000 burials of the same search as one listed decision
-                               # (the student playing the rest, 25 min), learned with them: the
-                               # student then buries from the list (docs/models.md).
+                               # and 6,000 burials of the same search as one listed decision
+                               # (the student playing the rest; the 128-world rounds took
+                               # 12,000), learned with them: the student then buries from the
+                               # list (docs/models.md).
                                # (The leads of 1,500 more deals, `("lead", 1500, same)`, were tried
                                # on top and not kept: no gain head to head, docs/models.md.)
-                               fine_phases=(("bury", 12000,
+                               fine_phases=(("bury", 6000,
                                              "pimc:objective=points,worlds=256,burial=listed"),),
                                # Its own declarations and burial against its `,bid=rule` twin
                                # (issue 16), and the DMC stage (off unless `ship --dmc N`): only
