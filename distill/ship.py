@@ -863,7 +863,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
                         "the DMC stage alone runs, from that student")
     p.add_argument("--from", dest="from_dir", default=None,
                    help="start the recipe's fine-tuning round (Dou Dizhu's bidding flows, "
-                        "Shengji tractor's trump ranks, Shengji classic's 256-world teacher) "
+                        "Shengji tractor's trump ranks, Shengji classic's 128-world teacher) "
                         "from this student (a shipped one: "
                         "no teacher or mix rounds; default: the last mix round's student)")
     p.add_argument("--soup-parts", type=int, default=None, metavar="N",

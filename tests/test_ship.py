@@ -129,24 +129,24 @@ def test_classic_from_a_shipped_student_runs_the_stronger_teacher_round(tmp_path
         assert kind == "bury" and f"--teacher {burial_teacher} " in burials
         assert "burial=listed" in burial_teacher
         assert f"--phases bury --rest student:{ship._arg(shipped)} " in burials
-        assert f"--out {tmp_path / 'a' / 'data-w256' / 'bury'}" in burials
+        assert f"--out {tmp_path / 'a' / 'data-w128' / 'bury'}" in burials
         assert "--trump-rank any" in burials
-        assert f"--opponent student:{tmp_path / 'a' / 'student-w256'},bid=rule" in commands[-1]
+        assert f"--opponent student:{tmp_path / 'a' / 'student-w128'},bid=rule" in commands[-1]
         assert "--bidding" not in commands[-1] and "--rules classic" in commands[-1]
         assert f"--teacher {recipe.fine_teacher} " in commands[0]
         assert "--rules classic" in commands[0] and "--trump-rank any" in commands[0]
-        assert f"--out {tmp_path / 'a' / 'data-w256' / 'any'}" in commands[0]
+        assert f"--out {tmp_path / 'a' / 'data-w128' / 'any'}" in commands[0]
         train = commands[len(recipe.fine_phases) + 1]
         assert "burial=listed" in train
         inits = [item for item in train.split() if item.startswith("init=")]
         assert inits == [f"init={ship._arg(shipped)}"]
-    assert "worlds=256" in recipe.fine_teacher and not (tmp_path / "a").exists()
+    assert "worlds=128" in recipe.fine_teacher and not (tmp_path / "a").exists()
 
 
 def test_a_round_of_two_phases_generates_each_with_its_own_seed_and_folder(tmp_path, capsys,
                                                                            monkeypatch):
     """`fine_phases` of two kinds (the leads' round tried on top of the burials): one generate
-    step a kind, seeds counted on from the round's deals in order, each into data-w256/KIND,
+    step a kind, seeds counted on from the round's deals in order, each into data-w128/KIND,
     and the fine-tune reads the round's folder holding them all."""
     shipped = ship.ROOT / "data" / "models" / "shengji-classic"
     base = ship.recipe_for("shengji", {"rules": "classic"}, False)
@@ -160,8 +160,8 @@ def test_a_round_of_two_phases_generates_each_with_its_own_seed_and_folder(tmp_p
     for command, kind, deals, seed in ((commands[1], "bury", 30, 72), (commands[2], "lead", 20, 73)):
         assert f"--phases {kind} --rest student:{ship._arg(shipped)} " in command
         assert f"--deals {deals} " in command and command.endswith(f"--seed {seed}")
-        assert f"--out {tmp_path / 'a' / 'data-w256' / kind} " in command
-    assert f"--data {tmp_path / 'a' / 'data-w256'} " in commands[3]
+        assert f"--out {tmp_path / 'a' / 'data-w128' / kind} " in command
+    assert f"--data {tmp_path / 'a' / 'data-w128'} " in commands[3]
     assert not (tmp_path / "a").exists()
 
 
