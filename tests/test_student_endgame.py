@@ -111,3 +111,26 @@ def test_endgame_leaves_bidding_decisions_to_the_student():
         return 0
     drive(decisions(state, game.legal_cap), choose)
     assert seen["bidding"] > 0 and seen["play"] > 0
+
+
+def test_endgame_search_is_the_teacher_of_the_positions_ruleset(monkeypatch):
+    """Regression: a Shengji `classic` position's endgame search was made from the `tractor`
+    recipe's teacher (`game.ship_recipe`), whatever the ruleset; it is the recipe of the
+    position's own rules (`ship_recipe_for`), one search per ruleset."""
+    from openlandlord.export import latency
+
+    spec = game_spec("shengji")
+    monkeypatch.setattr(type(spec), "ship_classic_recipe",
+                        dict(spec.ship_classic_recipe, teacher="pimc:objective=levels,worlds=3"))
+    agent = agents.make(f"student:{STUDENT},endgame=200", 1)
+    searched = {}
+    for rules in ("classic", "tractor"):
+        states = latency.decision_states("shengji", 1, 0, {"rules": rules, "trump_rank": "any"})
+        for state in states:
+            obs = state.observation(state.current_seat)
+            if not spec.bidding_phase(obs):
+                searched[rules] = agent.route(obs, state.legal_moves())
+                break
+    assert "objective=levels" in searched["classic"].name and "worlds=3" in searched["classic"].name
+    assert searched["tractor"].name.startswith(spec.ship_recipe["teacher"])
+    assert searched["classic"] is not searched["tractor"]

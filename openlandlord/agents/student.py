@@ -164,15 +164,18 @@ class Endgame(Routed):
         game = game_spec(obs.game)
         if len(obs.hand) > self.cards or game.bidding_phase(obs):
             return None                    # bids, declarations and burial stay the student's
-        if obs.game not in self._search:
-            search = game.ship_recipe["teacher"]
+        key = (obs.game, getattr(obs, "rules", None))
+        if key not in self._search:
+            # the teacher of the recipe of this position's ruleset (Shengji `classic` has its own)
+            recipe = game.ship_recipe_for({"rules": key[1]} if key[1] else {}) or game.ship_recipe
+            search = recipe["teacher"]
             changed = {k: v for k, v in (("worlds", self.worlds), ("solve", self.solve)) if v}
             if changed:
                 parsed = parse_spec(search)
                 search = f"{parsed.name}:" + ",".join(f"{k}={v}" for k, v in
                                                       {**parsed.options, **changed}.items())
-            self._search[obs.game] = make(search, self.seed)
-        return self._search[obs.game]
+            self._search[key] = make(search, self.seed)
+        return self._search[key]
 
     batched = False            # built per game, as the search is
     builds_plays = True        # the search's own build where it takes a large play
