@@ -8,7 +8,7 @@ on burials recorded as one decision (`generate` with a `pimc:...,burial=listed` 
 
 `endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
-to a search, the game's ship recipe teacher (Shengji `pimc:objective=points,worlds=64`,
+to a search, the teacher of the ship recipe of the position's game and ruleset (Shengji `pimc:objective=points,worlds=64`,
 Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
 to that search's own build (`endgame_worlds=N`: the search with N worlds; `endgame_solve=S`:
 its worlds solved exactly once S or fewer cards are left in all hands, `pimc:solve=S`,
