@@ -8,9 +8,9 @@ on burials recorded as one decision (`generate` with a `pimc:...,burial=listed` 
 
 `endgame=K` (K >= 1 cards) hands every play decision taken with K or fewer cards in the seat's
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
-to a search, the teacher of the ship recipe of the position's game and ruleset (Shengji `pimc:objective=points,worlds=64`,
-Dou Dizhu `pimc`: the teachers its data was scored by), and a play too large to list there
-to that search's own build (`endgame_worlds=N`: the search with N worlds; `endgame_solve=S`:
+to a search, the teacher of the ship recipe of the position's game and ruleset (Shengji
+`pimc:objective=points,worlds=64`, Dou Dizhu `pimc`: the teachers its data was scored by),
+and a play too large to list there to that search's own build (`endgame_worlds=N`: the search with N worlds; `endgame_solve=S`:
 its worlds solved exactly once S or fewer cards are left in all hands, `pimc:solve=S`,
 docs/solve.md): a player, no longer the student alone, that buys back part of
 its teacher's edge where the search is cheap (docs/models.md, "The student with a search on
@@ -167,7 +167,7 @@ class Endgame(Routed):
         key = (obs.game, getattr(obs, "rules", None))
         if key not in self._search:
             # the teacher of the recipe of this position's ruleset (Shengji `classic` has its own)
-            recipe = game.ship_recipe_for({"rules": key[1]} if key[1] else {}) or game.ship_recipe
+            recipe = game.ship_recipe_for({"rules": key[1]}) or game.ship_recipe
             search = recipe["teacher"]
             changed = {k: v for k, v in (("worlds", self.worlds), ("solve", self.solve)) if v}
             if changed:
