@@ -10,7 +10,8 @@ on burials recorded as one decision (`generate` with a `pimc:...,burial=listed` 
 hand (not bids, declarations or a burial: a Shengji declaration comes with few cards dealt)
 to a search, the teacher of the ship recipe of the position's game and ruleset (Shengji
 `pimc:objective=points,worlds=64`, Dou Dizhu `pimc`: the teachers its data was scored by),
-and a play too large to list there to that search's own build (`endgame_worlds=N`: the search with N worlds; `endgame_solve=S`:
+and a play too large to list there to that search's own build (`endgame_worlds=N`: the
+search with N worlds; `endgame_solve=S`:
 its worlds solved exactly once S or fewer cards are left in all hands, `pimc:solve=S`,
 docs/solve.md): a player, no longer the student alone, that buys back part of
 its teacher's edge where the search is cheap (docs/models.md, "The student with a search on
