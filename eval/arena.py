@@ -60,7 +60,7 @@ import numpy as np
 from tqdm import tqdm
 
 from openlandlord import artefacts
-from openlandlord.agents import answer, checked_choice, decisions, make, parse_spec, prepare
+from openlandlord.agents import answer, checked_choice, decisions, describe, make, parse_spec, prepare
 from openlandlord.errors import UserError
 from openlandlord.executor import run_tasks
 from openlandlord.games import Seating, game_options, spec as game_spec
@@ -387,10 +387,13 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
         raise UserError(f"--seed must be a non-negative integer, got {seed}")
     started = time.perf_counter()
     game_spec(game).protocol_seatings(protocol, 0, 0, deal_set.options)   # refused before any game
+    # What each side plays with beyond its spec (a student's weights and engine), read before
+    # the games, as this process resolves it.
+    engines = {"agent": describe(agent), "opponent": describe(opponent)}
     (records, timing), = play_pairs(deal_set, [(agent, opponent)], seed, workers, progress,
                                     backend, address, protocol, keep)
     result = {"game": game, "agent": agent, "opponent": opponent, "deal_set": deal_set.describe(),
-              "seed": seed, "mode": deal_set.options.get("mode", "deal")}
+              "seed": seed, "mode": deal_set.options.get("mode", "deal"), "engines": engines}
     if protocol != "mirror":
         result["protocol"] = protocol
     result.update(summarize(records, timing, seed))
@@ -467,6 +470,10 @@ def format_table(result: dict) -> str:
     lines.append("time per decision: " + ", ".join(
         f"{side} {t['ms_per_decision']:.3f} ms ({t['decisions']})" if t["decisions"] else f"{side} -"
         for side, t in result["timing"].items()))
+    for side, engine in result.get("engines", {}).items():
+        if engine:
+            lines.append(f"{side}: " + ", ".join(
+                f"{k} {v[:12] if k.endswith('sha256') else v}" for k, v in engine.items()))
     lines.append(f"git {result['git_sha']}, {result['seconds']:.1f} s on {result['workers']} worker(s)")
     return "\n".join(lines)
 

@@ -45,6 +45,15 @@ def compare(a: dict, b: dict, *, seed: int = 0, names: tuple[str, str] = ("A", "
         if a.get(key) != b.get(key):
             raise UserError(f"{names[0]} and {names[1]} differ in {key} ({_short(a.get(key))} vs "
                             f"{_short(b.get(key))}): compare needs the same deals against the same opponent")
+    # The same opponent spec can name other weights (a checkpoint reshipped in between) or
+    # another engine: where both results record it, that is another opponent too.
+    held = [r.get("engines", {}).get("opponent") for r in (a, b)]
+    if all(h is not None for h in held):
+        for key in ("weights_sha256", "backend"):
+            if held[0].get(key) != held[1].get(key):
+                raise UserError(f"{names[0]} and {names[1]} played an opponent of another {key} "
+                                f"({_short(held[0].get(key))} vs {_short(held[1].get(key))}): "
+                                "compare needs the same deals against the same opponent")
     figures = [k for k in a["per_deal"] if k in b["per_deal"]]
     out = {"agent": a["agent"], "baseline": b["agent"], "opponent": a["opponent"],
            "game": a["game"], "deal_set": a["deal_set"], "deals": None, "figures": {}}

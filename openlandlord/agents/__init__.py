@@ -149,6 +149,17 @@ def prepare(spec: str) -> None:
         hook(parsed)
 
 
+def describe(spec: str) -> dict:
+    """What the agent of `spec` plays with in this process beyond its spec text, for the
+    artefacts that report it: a student's checkpoint directory, its weights' SHA-256 and the
+    engine its forward pass runs on (the two engines round differently, so a near tie can go
+    the other way and a game with it). {} for an agent whose spec says it all. Built from
+    files only: no weights are loaded."""
+    parsed = parse_spec(spec)
+    hook = getattr(_factory_module(parsed), "describe", None)
+    return hook(parsed) if hook is not None else {}
+
+
 def option(spec: Spec, key: str, default: Any, kind=int, low=None, high=None) -> Any:
     """Read one typed option of a spec, with a clear error naming the spec when it is bad or
     outside [low, high] (either bound may be None)."""

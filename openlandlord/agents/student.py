@@ -214,5 +214,20 @@ def make_student(spec: Spec, seed: int | None = None):
     return with_bids(Endgame(_LOADED[key], cards, seed, worlds, solve), spec, seed)
 
 
+def describe(spec: Spec) -> dict:
+    """`agents.describe` of a student spec: {"checkpoint", "weights_sha256", "backend"}, the
+    backend as `StudentAgent` resolves it here (the spec's, else native where it is built)."""
+    from openlandlord.model import native
+    from openlandlord.model.checkpoint import WEIGHTS, file_sha256
+
+    path = spec.arg or spec.options.get("path")
+    if spec.name != "student" or not path:
+        return {}
+    directory = resolve_checkpoint(path)
+    backend = spec.options.get("backend") or ("native" if native.available() else "mlx")
+    return {"checkpoint": directory, "weights_sha256": file_sha256(os.path.join(directory, WEIGHTS)),
+            "backend": backend}
+
+
 def make_torch_student(spec: Spec, seed: int | None = None):
     raise NotAvailable("the torch student (`torch:PATH`) is provided by export/, not this version")
