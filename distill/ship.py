@@ -243,7 +243,8 @@ def _figures(path: Path) -> dict:
     keys = ("mean_score", "mean_score_ci95", "mean_points", "mean_points_ci95")
     return {"opponent": r["opponent"], "deal_set": r["deal_set"]["name"], "deals": r["deals"],
             "games": r["games"], "win_rate": r["win_rate"], "win_rate_ci95": r["win_rate_ci95"],
-            **{k: r[k] for k in keys + ("bidding", "protocol", "wp", "wp_ci95", "adp", "adp_ci95") if k in r},
+            **{k: r[k] for k in keys + ("bidding", "protocol", "wp", "wp_ci95", "adp", "adp_ci95",
+                                        "engines") if k in r},
             "per_role": {role: {k: v[k] for k in ("games", "win_rate") + keys if k in v}
                          for role, v in r["per_role"].items()},
             "git_sha": r["git_sha"]}

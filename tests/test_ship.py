@@ -13,6 +13,7 @@ import pytest
 from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
+from openlandlord.model.checkpoint import file_sha256
 from openlandlord.games import new_deal, spec
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,6 +46,9 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
         assert figures["games"] == 3 * figures["deals"]  # every deal played from all 3 seats
         lo, hi = figures["mean_score_ci95"]
         assert lo <= figures["mean_score"] <= hi
+        # what the evaluated student ran with: its weights (the shipped ones) and engine
+        assert figures["engines"]["agent"]["weights_sha256"] == file_sha256(shipped / "weights.safetensors")
+        assert figures["engines"]["agent"]["backend"] in ("native", "mlx")
     assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK["doudizhu"].mix_deals[0]
     assert results["rounds"][0]["student"] == str(out / "student")
     # Every step was printed as the CLI command it ran, and the mix step used the first student.
