@@ -78,17 +78,26 @@ _UNFINISHED = re.compile(r"^(metrics\.jsonl|curves\.png|\.epoch-\d{4}\.tmp|\.las
 
 def start_from(trainer, directory: str, mcfg) -> dict:
     """The run's model takes the weights of the student in `directory` (config `init`), whose
-    model config must be the run's: a fine-tune continues that student. -> its config.json."""
+    model config must be the run's, but for more encoder layers or a wider feed-forward
+    (GROWABLE), where the start is grown into the run's model computing the same function
+    (`model.grow`): a fine-tune continues that student. -> its config.json, with `grown`
+    ({field: [start's, run's]}) when it was grown."""
     import mlx.core as mx
 
     from openlandlord.model import load_checkpoint
+    from openlandlord.model.grow import GROWABLE, grow
     model, config, meta = load_checkpoint(directory)
     mine, theirs = mcfg.to_dict(), config.to_dict()
-    if mine != theirs:
-        diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if any(k not in GROWABLE or mine[k] < theirs[k] for k in diff):
         raise UserError(f"training config init={directory}: its model config differs from this "
-                        f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...)")
-    trainer.model.update(model.parameters())
+                        f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...), "
+                        f"or larger in {' and '.join(GROWABLE)} only to grow it")
+    if diff:
+        grow(model, trainer.model)
+        meta = dict(meta, grown={k: [theirs[k], mine[k]] for k in diff})
+    else:
+        trainer.model.update(model.parameters())
     mx.eval(trainer.model.parameters())
     return meta
 
@@ -162,12 +171,13 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     # The start a fine-tune took, by content (its folder may later hold another student: a
     # soup checks its parts share one start by this); a resumed run keeps what its trainer
     # state recorded, since the start's folder may have changed since.
-    init_sha = None
+    init_sha, grown = None, None
     if resume_state is not None:
         checkpoints.restore(trainer, resume_dir)
-        init_sha = resume_state.get("init_weights_sha256")
+        init_sha, grown = resume_state.get("init_weights_sha256"), resume_state.get("init_grown")
     elif cfg.init:
-        init_sha = start_from(trainer, cfg.init, mcfg).get("weights_sha256")
+        start = start_from(trainer, cfg.init, mcfg)
+        init_sha, grown = start.get("weights_sha256"), start.get("grown")
     tokens = mcfg.max_state_tokens if cfg.compile else None
     metrics_path = out_dir / metrics.METRICS
     if rank == 0:
@@ -186,6 +196,8 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
              "processes": size}
     if init_sha:
         extra["init_weights_sha256"] = init_sha
+    if grown:
+        extra["init_grown"] = grown
     burial = cfg.burial or (start_burial(cfg.init) if cfg.init else "")
     if burial and burial != "cards":
         extra["burial"] = burial
@@ -228,7 +240,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
             metrics.append(metrics_path, summary)
             state = {"epoch": epoch, "step": trainer.step_count, "training": cfg.to_dict(),
                      "dataset_manifest_sha256": data_hash, "git_sha": run_sha,
-                     "init_weights_sha256": init_sha,
+                     "init_weights_sha256": init_sha, "init_grown": grown,
                      "batch_rule": "distill.batches.epoch_batches(legal counts, training config, epoch)"}
             checkpoints.save_epoch(out_dir, trainer, state,
                                    {**extra, "epoch": epoch, "metrics": metrics.scalars(summary)},
