@@ -40,9 +40,11 @@ EVAL_CASES = {
 # Figures and game-record keys added after the baseline by later issues, on top of the
 # unchanged ones: the trump-rank slices of a Shengji result (issue 18), DouZero's score
 # of a Dou Dizhu game (issue 19), what the bidding made of a game (issue 16) and a Shengji
-# deal's card points in `per_deal` (issue 19: two evaluations paired by deal). Every figure
-# the baseline holds is still compared.
-ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding"}
+# deal's card points in `per_deal` (issue 19: two evaluations paired by deal), and what each
+# side played with beyond its spec (`engines`: a student's weights and forward engine; the
+# provenance of a result, not a figure of its play). Every figure the baseline holds is
+# still compared.
+ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding", "engines"}
 ADDED_PER_DEAL = {"points"}
 ADDED_RECORD_KEYS = {"slices", "douzero_points", "bidding"}
 
