@@ -79,23 +79,18 @@ _UNFINISHED = re.compile(r"^(metrics\.jsonl|curves\.png|\.epoch-\d{4}\.tmp|\.las
 def start_from(trainer, directory: str, mcfg) -> dict:
     """The run's model takes the weights of the student in `directory` (config `init`), whose
     model config must be the run's, but for more encoder layers or a wider feed-forward
-    (GROWABLE), where the start is grown into the run's model computing the same function
+    (`model.grow.GROWABLE`), where the start is grown into the run's model computing the same function
     (`model.grow`): a fine-tune continues that student. -> its config.json, with `grown`
     ({field: [start's, run's]}) when it was grown."""
     import mlx.core as mx
 
     from openlandlord.model import load_checkpoint
-    from openlandlord.model.grow import GROWABLE, grow
+    from openlandlord.model.grow import grow, growth
     model, config, meta = load_checkpoint(directory)
-    mine, theirs = mcfg.to_dict(), config.to_dict()
-    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
-    if any(k not in GROWABLE or mine[k] < theirs[k] for k in diff):
-        raise UserError(f"training config init={directory}: its model config differs from this "
-                        f"run's in {', '.join(diff)}; set them alike (--set model.NAME=...), "
-                        f"or larger in {' and '.join(GROWABLE)} only to grow it")
-    if diff:
+    grown = growth(config, mcfg, f"training config init={directory} (its model config against this run's)")
+    if grown:
         grow(model, trainer.model)
-        meta = dict(meta, grown={k: [theirs[k], mine[k]] for k in diff})
+        meta = dict(meta, grown=grown)
     else:
         trainer.model.update(model.parameters())
     mx.eval(trainer.model.parameters())

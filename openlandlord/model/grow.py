@@ -25,15 +25,23 @@ GROWABLE = ("layers", "ff")
 _SILENT = (".attn.out_proj.weight", ".attn.out_proj.bias", ".ff.down.weight", ".ff.down.bias")
 
 
+def growth(start, config, where: str) -> dict:
+    """{field: [start's, config's]} of the model fields in which `config` is larger than
+    `start` (ModelConfigs), {} when they are the same; UserError (prefixed by `where`) where
+    they differ otherwise (any other field, or a smaller one)."""
+    mine, theirs = config.to_dict(), start.to_dict()
+    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if any(k not in GROWABLE or mine[k] < theirs[k] for k in diff):
+        raise UserError(f"{where}: the model configs differ in {', '.join(diff)}; set them alike "
+                        f"(--set model.NAME=...), or larger in {' and '.join(GROWABLE)} only to grow")
+    return {k: [theirs[k], mine[k]] for k in diff}
+
+
 def grow(start, model) -> None:
     """Write `start`'s weights into `model` (the same architecture, with at least as many
     encoder layers and at least as wide a feed-forward), so that `model` computes `start`'s
     function (module docstring). Raises UserError on any other difference."""
-    mine, theirs = model.config.to_dict(), start.config.to_dict()
-    for key in sorted(set(mine) | set(theirs)):
-        if mine.get(key) != theirs.get(key) and (key not in GROWABLE or mine[key] < theirs[key]):
-            raise UserError(f"cannot grow a student of {key} {theirs.get(key)!r} into one of "
-                            f"{mine.get(key)!r}: only more {' and '.join(GROWABLE)}")
+    growth(start.config, model.config, "cannot grow")
     old = dict(tree_flatten(start.parameters()))
     new = dict(tree_flatten(model.parameters()))
     used = set()
