@@ -145,9 +145,8 @@ QUICK = {name: Recipe(**game_spec(name).ship_quick_recipe) for name in GAMES}
 
 def recipe_for(game: str, options: dict | None, quick: bool = False) -> Recipe:
     """The recipe of a game and its options: the spec's `ship_recipe_for(options, quick)` (a
-    Shengji `classic` student has its own), else the game's one recipe."""
-    found = game_spec(game).ship_recipe_for(dict(options or {}), quick)
-    return Recipe(**found) if found is not None else (QUICK if quick else RECIPES)[game]
+    Shengji `classic` student has its own)."""
+    return Recipe(**game_spec(game).ship_recipe_for(dict(options or {}), quick))
 
 
 def _cli(*args) -> list[str]:

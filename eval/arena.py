@@ -372,6 +372,13 @@ def summarize(records: list[dict], timing: dict, seed: int) -> dict:
     return out
 
 
+def engine_line(engine: dict) -> str:
+    """One side's `engines` entry as text: its weights' SHA-256 cut to 12 digits, a student
+    that a search consults (`leaf`, `belief`) after its key."""
+    return ", ".join(f"{k} {engine_line(v)}" if isinstance(v, dict)
+                     else f"{k} {v[:12] if k.endswith('sha256') else v}" for k, v in engine.items())
+
+
 def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, seed: int = 0,
              workers: int | None = None, progress: bool = True, backend: str = "local",
              address: str | None = None, protocol: str = "mirror",
@@ -472,8 +479,7 @@ def format_table(result: dict) -> str:
         for side, t in result["timing"].items()))
     for side, engine in result.get("engines", {}).items():
         if engine:
-            lines.append(f"{side}: " + ", ".join(
-                f"{k} {v[:12] if k.endswith('sha256') else v}" for k, v in engine.items()))
+            lines.append(f"{side}: {engine_line(engine)}")
     lines.append(f"git {result['git_sha']}, {result['seconds']:.1f} s on {result['workers']} worker(s)")
     return "\n".join(lines)
 

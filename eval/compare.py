@@ -37,6 +37,18 @@ def load(path: str) -> dict:
     return result
 
 
+def _flatten(engine: dict, prefix: tuple = ()) -> dict:
+    """{(key, ...): value} of an `engines` entry, nested entries (a search's students) under
+    their key."""
+    out = {}
+    for key, value in engine.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, prefix + (key,)))
+        else:
+            out[prefix + (key,)] = value
+    return out
+
+
 def compare(a: dict, b: dict, *, seed: int = 0, names: tuple[str, str] = ("A", "B")) -> dict:
     """The per-deal differences a - b of every figure both results hold, with paired bootstrap
     CIs over deals. Raises UserError unless both played the same deals against the same
@@ -47,13 +59,16 @@ def compare(a: dict, b: dict, *, seed: int = 0, names: tuple[str, str] = ("A", "
                             f"{_short(b.get(key))}): compare needs the same deals against the same opponent")
     # The same opponent spec can name other weights (a checkpoint reshipped in between) or
     # another engine: where both results record it, that is another opponent too.
+    # A search's nested students (`leaf`, `belief`) count alike.
     held = [r.get("engines", {}).get("opponent") for r in (a, b)]
     if all(h is not None for h in held):
-        for key in ("weights_sha256", "backend"):
-            if held[0].get(key) != held[1].get(key):
-                raise UserError(f"{names[0]} and {names[1]} played an opponent of another {key} "
-                                f"({_short(held[0].get(key))} vs {_short(held[1].get(key))}): "
-                                "compare needs the same deals against the same opponent")
+        flat = [_flatten(h) for h in held]
+        for path in sorted(set(flat[0]) | set(flat[1])):
+            if path[-1] in ("weights_sha256", "backend") and flat[0].get(path) != flat[1].get(path):
+                raise UserError(f"{names[0]} and {names[1]} played an opponent of another "
+                                f"{' '.join(path)} ({_short(flat[0].get(path))} vs "
+                                f"{_short(flat[1].get(path))}): compare needs the same deals "
+                                "against the same opponent")
     figures = [k for k in a["per_deal"] if k in b["per_deal"]]
     out = {"agent": a["agent"], "baseline": b["agent"], "opponent": a["opponent"],
            "game": a["game"], "deal_set": a["deal_set"], "deals": None, "figures": {}}

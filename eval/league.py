@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from openlandlord import artefacts
-from openlandlord.agents import parse_spec
+from openlandlord.agents import describe, parse_spec
 from openlandlord.errors import UserError
 from openlandlord.games import spec as game_spec
 from openlandlord.provenance import git_sha
@@ -36,6 +36,8 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
     if anchor is not None and anchor not in agents:
         raise UserError(f"anchor {anchor!r} is not one of the league's agents")
     started = time.perf_counter()
+    # What each agent plays with beyond its spec (a student's weights and engine), as in eval.
+    engines = {spec: describe(spec) for spec in agents}
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     if not game_spec(game).symmetric:
         pairs += [(j, i) for i, j in pairs]
@@ -58,7 +60,8 @@ def play_league(game: str, agents: list[str], deal_set: dealsets.DealSet, seed: 
     return {"game": game, "agents": list(agents), "deals": len(deal_set.seeds),
             "deal_set": deal_set.describe(), "seed": seed, "anchor": anchor,
             "ladder": sorted(ladder, key=lambda row: -row["elo"]), "pairs": pair_results,
-            "deal_wins": ratings["wins"], "seconds": time.perf_counter() - started,
+            "deal_wins": ratings["wins"], "engines": engines,
+            "seconds": time.perf_counter() - started,
             "git_sha": git_sha()}
 
 
@@ -73,6 +76,9 @@ def format_table(result: dict) -> str:
         lo, hi = pair["mean_score_ci95"]
         lines.append(f"  {pair['agent']} vs {pair['opponent']}: win rate {pair['win_rate']:.3f}, "
                      f"mean score {pair['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    for agent, engine in result.get("engines", {}).items():
+        if engine:
+            lines.append(f"  {agent}: {arena.engine_line(engine)}")
     lines.append(f"git {result['git_sha']}, {result['seconds']:.1f} s")
     return "\n".join(lines)
 

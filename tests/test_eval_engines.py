@@ -64,3 +64,30 @@ def test_compare_refuses_an_opponent_of_other_weights_under_the_same_spec(tmp_pa
     (tmp_path / "b2.json").write_text(json.dumps(dict(a, engines={"agent": {}, "opponent": {
         **a["engines"]["opponent"], "weights_sha256": "1" * 64}})))
     assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b2.json")]) == 2
+
+
+def test_a_searchs_nested_students_are_described_and_compared():
+    """`pimc:leaf=student:DIR` / `belief=student:DIR` consult a student through the native
+    forward pass: describe names it under its key, and compare refuses an opponent whose
+    nested student changed weights."""
+    found = describe(f"pimc:leaf=student:{SHIPPED},depth=2")
+    assert found == {"leaf": {"checkpoint": SHIPPED, "backend": "native",
+                              "weights_sha256": file_sha256(f"{SHIPPED}/weights.safetensors")}}
+    assert set(describe("pimc:belief=student:data/models/shengji")) == {"belief"}
+    a = {"deal_set": "x", "opponent": "o", "game": "doudizhu", "seed": 0, "mode": "deal",
+         "agent": "a", "per_deal": {"score": [1.0, 0.0]}, "engines": {"opponent": found}}
+    b = json.loads(json.dumps(a))
+    compare.compare(a, b)
+    b["engines"]["opponent"]["leaf"]["weights_sha256"] = "0" * 64
+    with pytest.raises(UserError, match="opponent of another leaf weights_sha256"):
+        compare.compare(a, b)
+
+
+def test_a_league_records_each_agents_engines(tmp_path, ledger_file, capsys):
+    out = tmp_path / "league.json"
+    agents = [f"student:{SHIPPED},backend=mlx", "rule", "random"]
+    assert main(["league", "--game", "doudizhu", "--agents", *agents, "--deals", "2", "--seed", "5",
+                 "--workers", "1", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["engines"] == {agents[0]: describe(agents[0]), "rule": {}, "random": {}}
+    assert f"{agents[0]}: checkpoint {SHIPPED}, weights_sha256 " in capsys.readouterr().out

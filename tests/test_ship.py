@@ -13,6 +13,14 @@ import pytest
 from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
+
+
+def _patch_quick(monkeypatch, recipe):
+    """Replace Dou Dizhu's quick recipe where `ship` reads it: the game spec's
+    `ship_quick_recipe` (through `ship_recipe_for`) and ship.QUICK."""
+    from openlandlord.games import spec as game_spec
+    monkeypatch.setattr(type(game_spec("doudizhu")), "ship_quick_recipe", dataclasses.asdict(recipe))
+    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
 from openlandlord.model.checkpoint import file_sha256
 from openlandlord.games import new_deal, spec
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,7 +102,7 @@ def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, cap
     with pytest.raises(UserError, match="no student there"):
         ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
     no_round = dataclasses.replace(ship.QUICK["doudizhu"], fine_values=())
-    monkeypatch.setitem(ship.QUICK, "doudizhu", no_round)
+    _patch_quick(monkeypatch, no_round)
     with pytest.raises(UserError, match="no fine-tuning round"):
         ship.ship("doudizhu", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped))
 
@@ -250,7 +258,7 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
     last mix round's training only; with no mix round, the first student is the last. A
     bidding round after it (the fine-tune) takes its own fine_set, not final_set."""
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
-    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
+    _patch_quick(monkeypatch, recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 3
@@ -260,7 +268,7 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
                      epochs=(1,)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 2 and trains[0].endswith("--set lr=0.002") and "lr=0.002" not in trains[1]
-    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(recipe, fine_values=()))
+    _patch_quick(monkeypatch, dataclasses.replace(recipe, fine_values=()))
     assert ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, dry_run=True) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
     assert len(trains) == 2 and trains[1].endswith("--set lr=0.002")
@@ -270,7 +278,7 @@ def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monke
     """A recipe's round_set (Shengji's lr=0.002) is passed to each mix round's training, and
     final_set only to the last one's."""
     recipe = dataclasses.replace(ship.QUICK["doudizhu"], round_set=("lr=0.002",), final_set=("wd=0.1",))
-    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
+    _patch_quick(monkeypatch, recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True,
                      mix_deals=(2, 2), epochs=(1, 1, 1)) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
@@ -510,7 +518,7 @@ def test_soup_parts_refuses_what_it_cannot_make(quick, tmp_path, monkeypatch):
     with pytest.raises(UserError, match="--generations"):
         ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, generations=1,
                   soup_parts=2)
-    monkeypatch.setitem(ship.QUICK, "doudizhu", dataclasses.replace(ship.QUICK["doudizhu"], fine_values=()))
+    _patch_quick(monkeypatch, dataclasses.replace(ship.QUICK["doudizhu"], fine_values=()))
     with pytest.raises(UserError, match="no fine-tuning round or DMC stage"):
         ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, soup_parts=2)
     # the CLI: a clear one-line error and exit status 2

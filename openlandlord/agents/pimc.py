@@ -291,6 +291,23 @@ def _belief_student(spec: str):
     return student
 
 
+def describe(spec: Spec) -> dict:
+    """`agents.describe` of a search spec: for each student it consults (`leaf=student:DIR`,
+    `belief=student:DIR`), that student's checkpoint, weights' SHA-256 and engine (always the
+    native forward pass, `_student`); {} for a search that consults none."""
+    from . import parse_spec
+    from .student import describe as describe_student
+
+    out = {}
+    for key in ("leaf", "belief"):
+        nested = str(spec.options.get(key) or "").strip()
+        if nested.startswith("student:") and nested[len("student:"):].strip():
+            found = describe_student(parse_spec(f"student:{nested[len('student:'):].strip()},backend=native"))
+            if found:
+                out[key] = found
+    return out
+
+
 def make_pimc(spec: Spec, seed: int | None) -> PimcAgent:
     check_options(spec, {"worlds", "rollout", "cap", "objective", "bid", "bid_worlds", "declare",
                         "solve", "leaf", "depth", "belief", "belief_draws", "burial"},

@@ -168,7 +168,7 @@ class Endgame(Routed):
         key = (obs.game, getattr(obs, "rules", None))
         if key not in self._search:
             # the teacher of the recipe of this position's ruleset (Shengji `classic` has its own)
-            recipe = game.ship_recipe_for({"rules": key[1]}) or game.ship_recipe
+            recipe = game.ship_recipe_for({"rules": key[1]})
             search = recipe["teacher"]
             changed = {k: v for k, v in (("worlds", self.worlds), ("solve", self.solve)) if v}
             if changed:

@@ -227,10 +227,10 @@ class BaseSpec:
                             + ", ".join(self.protocols))
         return self.seatings(deal, seed, options)
 
-    def ship_recipe_for(self, options: dict, quick: bool = False):
-        """The `openlandlord ship` recipe for these game options, when they need their own
-        (None: the game's `ship_recipe` / `ship_quick_recipe`)."""
-        return None
+    def ship_recipe_for(self, options: dict, quick: bool = False) -> dict:
+        """The `openlandlord ship` recipe for these game options: the game's `ship_recipe` /
+        `ship_quick_recipe` unless the options need their own (a spec overrides this)."""
+        return self.ship_quick_recipe if quick else self.ship_recipe
 
     def quickstart_for(self, options: dict) -> dict:
         """The quickstart plan for these game options (default: the game's `quickstart`)."""

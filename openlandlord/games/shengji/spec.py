@@ -170,7 +170,7 @@ class ShengjiSpec(BaseSpec):
     def ship_recipe_for(self, options: dict, quick: bool = False):
         if options.get("rules") == "classic":
             return self.ship_classic_quick_recipe if quick else self.ship_classic_recipe
-        return None
+        return super().ship_recipe_for(options, quick)
 
     @property
     def observation_type(self):
