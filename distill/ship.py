@@ -138,14 +138,12 @@ class Recipe:
 # Each game's shipping recipe and its --quick version (the same steps at tiny sizes, for
 # tests: the teacher searches 4 worlds, the student is a small one, its figures mean
 # nothing) live with the game, in its spec (`ship_recipe`, `ship_quick_recipe`), with the
-# measurements that chose them.
-RECIPES = {name: Recipe(**game_spec(name).ship_recipe) for name in GAMES}
-QUICK = {name: Recipe(**game_spec(name).ship_quick_recipe) for name in GAMES}
-
-
-def recipe_for(game: str, options: dict | None, quick: bool = False) -> Recipe:
+# measurements that chose them; `recipe_for` is the one place that reads them.
+def recipe_for(game: str, options: dict | None = None, quick: bool = False) -> Recipe:
     """The recipe of a game and its options: the spec's `ship_recipe_for(options, quick)` (a
     Shengji `classic` student has its own)."""
+    if game not in GAMES:
+        raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(GAMES)})")
     return Recipe(**game_spec(game).ship_recipe_for(dict(options or {}), quick))
 
 
@@ -309,9 +307,6 @@ def _hold_ship_folder(ship_path: Path | None, out_dir: Path, force: bool):
 def _ship(game, out, ship_dir, quick, seed, workers, ledger, final_args, mix_deals, epochs,
           dry_run, options, force, from_dir, generations=None, dmc=None, soup=None,
           soup_parts=None) -> dict | None:
-    recipes = QUICK if quick else RECIPES
-    if game not in recipes:
-        raise UserError(f"openlandlord ship: no shipping recipe for {game!r} (known: {', '.join(recipes)})")
     recipe = recipe_for(game, options, quick)
     options = {**dict(recipe.options), **dict(options or {})}
     mix_deals = tuple(recipe.mix_deals if mix_deals is None else mix_deals)
@@ -840,7 +835,7 @@ def main(argv=None, prog: str = "openlandlord ship") -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
     def defaults(field: str) -> str:
-        return "; ".join(f"{game} {','.join(map(str, getattr(r, field)))}" for game, r in RECIPES.items())
+        return "; ".join(f"{game} {','.join(map(str, getattr(r, field)))}" for game, r in ((g, recipe_for(g)) for g in GAMES))
 
     p.add_argument("--mix-deals", type=_counts, default=None,
                    help=f"deals of each mix round, comma-separated, or 'none' (default {defaults('mix_deals')})")

@@ -158,7 +158,7 @@ def test_the_classic_ship_recipe(tmp_path, capsys):
     assert generate and all("--rules classic --trump-rank any" in c for c in generate)
     assert any("--deal-set shengji-classic-dev-260" in c for c in commands)
     assert ship.recipe_for("shengji", {"rules": "classic"}).models == "shengji-classic"
-    assert ship.recipe_for("shengji", {}).teacher == ship.RECIPES["shengji"].teacher
+    assert ship.recipe_for("shengji", {}).teacher == spec("shengji").ship_recipe["teacher"]
 
 
 def test_a_dealer_who_declared_may_have_buried_its_declaration_regression():

@@ -13,17 +13,15 @@ import pytest
 from openlandlord.distill import ship
 from openlandlord.agents import choose, listed_legal, make
 from openlandlord.errors import UserError
-
-
-def _patch_quick(monkeypatch, recipe):
-    """Replace Dou Dizhu's quick recipe where `ship` reads it: the game spec's
-    `ship_quick_recipe` (through `ship_recipe_for`) and ship.QUICK."""
-    from openlandlord.games import spec as game_spec
-    monkeypatch.setattr(type(game_spec("doudizhu")), "ship_quick_recipe", dataclasses.asdict(recipe))
-    monkeypatch.setitem(ship.QUICK, "doudizhu", recipe)
 from openlandlord.model.checkpoint import file_sha256
 from openlandlord.games import new_deal, spec
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _patch_quick(monkeypatch, recipe):
+    """Replace Dou Dizhu's quick recipe where `ship` reads it (the game spec's
+    `ship_quick_recipe`, through `ship.recipe_for`)."""
+    monkeypatch.setattr(type(spec("doudizhu")), "ship_quick_recipe", dataclasses.asdict(recipe))
 
 
 def _run(*args):
@@ -45,7 +43,7 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
     assert (shipped / "config.json").is_file() and (shipped / "weights.safetensors").is_file()
     results = json.loads((shipped / "results.json").read_text())
     assert results["quick"] is True and results["game"] == "doudizhu"
-    recipe = ship.QUICK["doudizhu"]
+    recipe = ship.recipe_for("doudizhu", quick=True)
     assert set(results["eval"]["dev"]) == (set(recipe.opponents) | {f"bids-{f}" for f, _ in recipe.bid_dev}
                                            | {f"douzero-{o}" for o in recipe.protocol_opponents})
     protocol = results["eval"]["dev"].pop("douzero-rlcard")
@@ -57,7 +55,7 @@ def test_quick_pipeline_ships_a_student_with_its_results(quick):
         # what the evaluated student ran with: its weights (the shipped ones) and engine
         assert figures["engines"]["agent"]["weights_sha256"] == file_sha256(shipped / "weights.safetensors")
         assert figures["engines"]["agent"]["backend"] in ("native", "mlx")
-    assert results["datasets"]["mix"]["counts"]["deals"] == ship.QUICK["doudizhu"].mix_deals[0]
+    assert results["datasets"]["mix"]["counts"]["deals"] == ship.recipe_for("doudizhu", quick=True).mix_deals[0]
     assert results["rounds"][0]["student"] == str(out / "student")
     # Every step was printed as the CLI command it ran, and the mix step used the first student.
     commands = [line[2:] for line in stdout.splitlines() if line.startswith("$ ")]
@@ -101,7 +99,7 @@ def test_from_a_shipped_student_runs_only_the_bidding_round(quick, tmp_path, cap
     assert f"init={shipped}" in commands[2] and not (tmp_path / "b").exists()
     with pytest.raises(UserError, match="no student there"):
         ship.ship("doudizhu", str(tmp_path / "c"), None, quick=True, from_dir=str(tmp_path))
-    no_round = dataclasses.replace(ship.QUICK["doudizhu"], fine_values=())
+    no_round = dataclasses.replace(ship.recipe_for("doudizhu", quick=True), fine_values=())
     _patch_quick(monkeypatch, no_round)
     with pytest.raises(UserError, match="no fine-tuning round"):
         ship.ship("doudizhu", str(tmp_path / "d"), None, quick=True, from_dir=str(shipped))
@@ -206,7 +204,7 @@ def test_dry_run_prints_every_round_and_writes_nothing(tmp_path, capsys):
     assert ship.main(["--out", str(tmp_path / "a"), "--dry-run", "--mix-deals", "500,1000",
                       "--epochs", "6,12,6"]) == 0
     commands = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("$ ")]
-    flows = ship.RECIPES["doudizhu"].fine_values
+    flows = ship.recipe_for("doudizhu").fine_values
     assert [c.split()[1] for c in commands] == ["generate", "train"] + ["generate", "train"] * 2 + \
         ["generate"] * len(flows) + ["train"] + ["eval"] * 6
     assert "--protocol douzero" in commands[-3] and "--opponent rlcard" in commands[-3]
@@ -257,7 +255,7 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
     """A recipe's final_set (the last round student's own training settings) is passed to the
     last mix round's training only; with no mix round, the first student is the last. A
     bidding round after it (the fine-tune) takes its own fine_set, not final_set."""
-    recipe = dataclasses.replace(ship.QUICK["doudizhu"], final_set=("lr=0.002",))
+    recipe = dataclasses.replace(ship.recipe_for("doudizhu", quick=True), final_set=("lr=0.002",))
     _patch_quick(monkeypatch, recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True) is None
     trains = [line for line in capsys.readouterr().out.splitlines() if line.startswith("$ openlandlord train")]
@@ -277,7 +275,7 @@ def test_final_set_reaches_only_the_shipped_students_training(tmp_path, monkeypa
 def test_round_set_reaches_every_round_student_but_not_the_first(tmp_path, monkeypatch, capsys):
     """A recipe's round_set (Shengji's lr=0.002) is passed to each mix round's training, and
     final_set only to the last one's."""
-    recipe = dataclasses.replace(ship.QUICK["doudizhu"], round_set=("lr=0.002",), final_set=("wd=0.1",))
+    recipe = dataclasses.replace(ship.recipe_for("doudizhu", quick=True), round_set=("lr=0.002",), final_set=("wd=0.1",))
     _patch_quick(monkeypatch, recipe)
     assert ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True,
                      mix_deals=(2, 2), epochs=(1, 1, 1)) is None
@@ -380,7 +378,7 @@ def _fine_tunes(out, start, tmp_path, seeds):
         part = tmp_path / f"ft-{seed}"
         args = ["train", "--data", str(out / "data" / "teacher"), "--out", str(part), "--epochs", "1",
                 "--set", f"seed={seed}", "--set", f"init={start}", "--set", "lr=0.001"]
-        for item in ship.QUICK["doudizhu"].train_set:
+        for item in ship.recipe_for("doudizhu", quick=True).train_set:
             args += ["--set", item]
         assert main(args) == 0
         parts.append(part)
@@ -518,7 +516,7 @@ def test_soup_parts_refuses_what_it_cannot_make(quick, tmp_path, monkeypatch):
     with pytest.raises(UserError, match="--generations"):
         ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, generations=1,
                   soup_parts=2)
-    _patch_quick(monkeypatch, dataclasses.replace(ship.QUICK["doudizhu"], fine_values=()))
+    _patch_quick(monkeypatch, dataclasses.replace(ship.recipe_for("doudizhu", quick=True), fine_values=()))
     with pytest.raises(UserError, match="no fine-tuning round or DMC stage"):
         ship.ship("doudizhu", str(tmp_path / "a"), None, quick=True, dry_run=True, soup_parts=2)
     # the CLI: a clear one-line error and exit status 2

@@ -300,11 +300,9 @@ def describe(spec: Spec) -> dict:
 
     out = {}
     for key in ("leaf", "belief"):
-        nested = str(spec.options.get(key) or "").strip()
-        if nested.startswith("student:") and nested[len("student:"):].strip():
-            found = describe_student(parse_spec(f"student:{nested[len('student:'):].strip()},backend=native"))
-            if found:
-                out[key] = found
+        name, _, directory = str(spec.options.get(key) or "").partition(":")
+        if name.strip() == "student" and directory.strip():
+            out[key] = describe_student(parse_spec(f"student:{directory.strip()},backend=native"))
     return out
 
 
