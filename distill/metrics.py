@@ -30,8 +30,13 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
     sums = np.zeros(7, np.float64)       # n, agree, kl, value se, belief nll, belief slots, regret
     bins = np.zeros((3, CALIBRATION_BINS), np.float64)   # count, confidence, correct
     model.eval()
-    for start in range(0, len(samples), cfg.eval_batch_size):
-        chunk = samples[start:start + cfg.eval_batch_size]
+    # Chunks of like legal-list lengths: a chunk pads every decision to its longest list, and
+    # in split order one 254-move `classic` throw in a chunk pads all 512 (val metrics of
+    # 13,029 classic decisions, the fast BLAS: 48 s in split order, 17 s by length). The
+    # sums do not depend on the order, up to float rounding and the argmax of exact ties.
+    ordered = sorted(samples, key=lambda s: len(s["target_policy"]))
+    for start in range(0, len(ordered), cfg.eval_batch_size):
+        chunk = ordered[start:start + cfg.eval_batch_size]
         batch = collate(chunk)
         inputs = to_mx(batch)
         out = model(inputs)

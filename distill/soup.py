@@ -134,6 +134,8 @@ def soup(parts: list[str], out: str, force: bool = False, data: str | None = Non
 
 
 def run(args) -> int:
+    from openlandlord import blas
+    blas.reexec_with_openblas("soup")      # the val metrics' forward passes (--data)
     meta = soup(args.students, args.out, force=args.force, data=args.data)
     print(f"soup of {len(meta['soup'])} students (fine-tuned from {meta['soup_start']['init']}) -> {args.out}")
     m = meta.get("metrics")
