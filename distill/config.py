@@ -57,6 +57,9 @@ class TrainConfig:
     # Weight of the regret term (model.losses.student_loss): the teacher's score the
     # student's policy gives up, in teacher-temperature units; 0 = off (the plain loss).
     regret_weight: float = 0.0
+    # Weight of the logit-centering term (model.losses.student_loss): each decision's mean
+    # legal logit squared, which keeps the scores where float32 resolves them; 0 = off.
+    logit_center_weight: float = 0.0
     # Train only on decisions taken with at most this many cards in the seat's hand (an
     # endgame fine-tune); 0 = every decision. The val split stays whole.
     max_hand: int = 0
@@ -81,7 +84,7 @@ class TrainConfig:
             raise UserError(f"training config: target_temperature must be a finite number >= 0, "
                             f"got {self.target_temperature}")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip", "warmup_steps", "group_by_length",
-                     "regret_weight"):
+                     "regret_weight", "logit_center_weight"):
             # `not 0 <= v < inf` also refuses NaN, which JSON configs may spell `NaN`.
             if not 0 <= getattr(self, name) < math.inf:
                 raise UserError(f"training config: {name} must not be negative, NaN or infinite, "

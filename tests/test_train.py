@@ -600,3 +600,50 @@ def test_evaluate_chunks_decisions_of_like_length_regression(data, run, monkeypa
     got = metrics.evaluate(model, samples[::-1], cfg, mcfg, mx.distributed.init())
     for key in ("val_decisions", "val_kl", "val_value_mse", "val_belief_nll"):
         assert got[key] == pytest.approx(want[key], rel=1e-5)
+
+
+def test_center_term_is_the_squared_mean_legal_logit():
+    """logit_center_weight adds each decision's mean legal logit squared (padding left out),
+    averaged over the batch; the softmax and so the other parts do not see a shift of every
+    legal logit, this term does."""
+    from openlandlord.model import ModelConfig
+    from openlandlord.model.losses import make_loss_fn, student_loss
+
+    mask = mx.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    batch = {"action_mask": mask, "target_policy": mx.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+             "score": mx.zeros((2,))}
+    cfg = ModelConfig.for_game("doudizhu")
+    logits = mx.array([[0.0, 1.0, -1e9], [2.0, 0.0, 1.0]])
+    plain, _ = student_loss({"logits": logits, "value": mx.zeros((2,))}, batch, cfg)
+    total, parts = student_loss({"logits": logits, "value": mx.zeros((2,))}, batch, cfg, center_weight=0.5)
+    assert float(parts["center"]) == pytest.approx((0.5 ** 2 + 1.0 ** 2) / 2)
+    assert float(total) == pytest.approx(float(plain) + 0.5 * 0.625)
+    shifted = logits + mx.array([[1000.0], [-30.0]]) * mask
+    total2, parts2 = student_loss({"logits": shifted, "value": mx.zeros((2,))}, batch, cfg, center_weight=0.5)
+    assert float(parts2["policy"]) == pytest.approx(float(parts["policy"]), rel=1e-4)
+    assert float(parts2["center"]) == pytest.approx((1000.5 ** 2 + 29.0 ** 2) / 2, rel=1e-5)
+    assert make_loss_fn(0.0, 0.1).part_names == ("policy", "value", "belief", "center")
+    assert make_loss_fn(0.5, 0.1).part_names == ("policy", "value", "belief", "regret", "center")
+    with pytest.raises(UserError, match="logit_center_weight"):
+        tiny_config(logit_center_weight=-1.0)
+
+
+def test_a_run_with_logit_center_weight_logs_it_and_holds_the_scores_down(data, tmp_path):
+    """A run with the centering term logs it, and its students' mean legal logit stays nearer
+    zero than the same run's without it (same seed and data)."""
+    from openlandlord.distill.batches import collate, to_mx
+    from openlandlord.model.checkpoint import load_checkpoint
+    means = {}
+    for name, weight in (("plain", "0"), ("center", "1.0")):
+        out = tmp_path / name
+        args = ["train", "--data", data, "--out", str(out), "--epochs", "2", "--set", f"logit_center_weight={weight}"]
+        for item in TINY:
+            args += ["--set", item]
+        assert main(args) == 0
+        assert ("train_center" in rows(out, "epoch")[0]) == (name == "center")
+        model, _, _ = load_checkpoint(str(out))
+        batch = collate(load_split(dataset.open(data), "val"))
+        logits = np.array(model(to_mx(batch))["logits"])
+        mask = batch["action_mask"] > 0
+        means[name] = np.mean([abs(row[m].mean()) for row, m in zip(logits, mask)])
+    assert means["center"] < means["plain"]

@@ -44,14 +44,20 @@ def log_softmax(x):
     return x - mx.logsumexp(x, axis=-1, keepdims=True)
 
 
-def student_loss(outputs: dict, batch: dict, cfg: ModelConfig, regret_weight: float = 0.0):
+def student_loss(outputs: dict, batch: dict, cfg: ModelConfig, regret_weight: float = 0.0,
+                 center_weight: float = 0.0):
     """-> (total, {"policy", "value", "belief"}), each a scalar averaged over the batch.
 
     `regret_weight` > 0 adds the student's expected regret under the teacher's scores,
     sum_a pi(a) (max_b s_b - s_a) / T (part "regret"): the teacher's score the student's own
     policy gives up, in temperature units. The cross-entropy weighs every decision alike,
     whether its moves differ by nothing or by a trick's worth; this term weighs each decision
-    by what a wrong move there costs (training.md, "Regret-weighted training")."""
+    by what a wrong move there costs (training.md, "Regret-weighted training").
+
+    `center_weight` > 0 adds the square of each decision's mean legal logit (part "center").
+    The softmax ignores a logit common to every move, so nothing else holds it down, and in
+    the `classic` fine-tunes it grew to about 2e5, where float32 keeps steps of 0.016 between
+    moves (training.md, "The scale of the scores")."""
     action_mask = batch["action_mask"]
     policy = -(batch["target_policy"] * log_softmax(outputs["logits"]) * action_mask).sum(axis=-1).mean()
     value = mx.square(outputs["value"] - value_target(batch["score"], cfg)).mean()
@@ -71,6 +77,10 @@ def student_loss(outputs: dict, batch: dict, cfg: ModelConfig, regret_weight: fl
         probs = mx.softmax(outputs["logits"], axis=-1) * action_mask
         parts["regret"] = (probs * batch["teacher_regret"]).sum(axis=-1).mean()
         total = total + regret_weight * parts["regret"]
+    if center_weight > 0:
+        mean = (outputs["logits"] * action_mask).sum(axis=-1) / mx.maximum(action_mask.sum(axis=-1), 1.0)
+        parts["center"] = mx.square(mean).mean()
+        total = total + center_weight * parts["center"]
     return total, parts
 
 
@@ -86,13 +96,14 @@ def loss_fn(model, batch: dict):
 loss_fn.part_names = PARTS
 
 
-def make_loss_fn(regret_weight: float = 0.0):
-    """The distillation loss of a training run: `loss_fn`, or with `regret_weight` > 0 the
-    same plus the regret term. `part_names` lists the parts it returns."""
-    if regret_weight <= 0:
+def make_loss_fn(regret_weight: float = 0.0, center_weight: float = 0.0):
+    """The distillation loss of a training run: `loss_fn`, or with `regret_weight` or
+    `center_weight` > 0 the same plus those terms. `part_names` lists the parts it returns."""
+    if regret_weight <= 0 and center_weight <= 0:
         return loss_fn
 
-    def regret_loss_fn(model, batch: dict):
-        return student_loss(model(batch), batch, model.config, regret_weight)
-    regret_loss_fn.part_names = PARTS + ("regret",)
-    return regret_loss_fn
+    def weighted_loss_fn(model, batch: dict):
+        return student_loss(model(batch), batch, model.config, regret_weight, center_weight)
+    weighted_loss_fn.part_names = (PARTS + ("regret",) * (regret_weight > 0)
+                                   + ("center",) * (center_weight > 0))
+    return weighted_loss_fn

@@ -1,0 +1,112 @@
+"""The scale of a student's action scores, and what float32 keeps of them.
+
+    python docs/examples/student_scale.py DATASET STUDENT [STUDENT ...] [--decisions N] [--json F]
+
+For each student, on the first N decisions of the dataset's val split (the ones training uses):
+
+- `median_abs_logit`: the median |logit| of the legal moves. The softmax ignores a logit common
+  to every move of a decision, so nothing in the loss holds it down; where it is large, float32
+  keeps fewer of the differences between moves (its step at the median, `ulp`);
+- `spread`: the mean, over decisions, of the largest minus the smallest legal logit (what the
+  policy uses);
+- `top_tied`: the share of decisions whose two best moves score exactly alike in float32;
+- `argmax_f64_differs`: the share whose argmax moves when the same weights run in float64;
+- `score_units_on/off/mixed`: of the score head's hidden units (`score_hidden`, after the Deep
+  Sets term is added), the mean share on for every legal move of a decision, off for every one,
+  or on for some: mixed units are where the head is non-linear across the moves.
+
+The MLX model (the training engine) runs it; the native engine computes the same function.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 250) -> list[dict]:
+    import mlx.core as mx
+
+    from openlandlord.distill import dataset
+    from openlandlord.distill.batches import collate, load_split, to_mx
+    from openlandlord.model.checkpoint import load_checkpoint
+
+    samples = load_split(dataset.open(data), "val")[:decisions]
+    samples.sort(key=lambda s: len(s["target_policy"]))
+    rows = []
+    for directory in students:
+        model, cfg, _ = load_checkpoint(directory)
+        wide, _, _ = load_checkpoint(directory)
+        model.eval()
+        wide.eval()
+        wide.set_dtype(mx.float64)
+        stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "on": [], "off": [], "mixed": []}
+        for start in range(0, len(samples), batch):
+            chunk = samples[start:start + batch]
+            inputs = to_mx(collate(chunk))
+            logits = np.array(model(inputs)["logits"])
+            as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
+            logits64 = np.array(wide(as64)["logits"])
+            hidden = np.array(_score_hidden(model, inputs, cfg))
+            for i, s in enumerate(chunk):
+                n = len(s["target_policy"])
+                row = logits[i, :n]
+                top = np.sort(row)[-2:]
+                stats["abs"].extend(np.abs(row).tolist())
+                stats["spread"].append(float(row.max() - row.min()))
+                stats["tied"] += int(top[0] == top[1])
+                stats["differs"] += int(np.argmax(row) != np.argmax(logits64[i, :n]))
+                on = hidden[i, :n] > 0
+                stats["on"].append(on.all(0).mean())
+                stats["off"].append((~on).all(0).mean())
+                stats["mixed"].append(1.0 - on.all(0).mean() - (~on).all(0).mean())
+        median = float(np.median(stats["abs"]))
+        rows.append({"student": directory, "decisions": len(samples),
+                     "median_abs_logit": median, "ulp": float(np.spacing(np.float32(median))),
+                     "spread": float(np.mean(stats["spread"])),
+                     "top_tied": stats["tied"] / len(samples),
+                     "argmax_f64_differs": stats["differs"] / len(samples),
+                     "score_units_on": float(np.mean(stats["on"])),
+                     "score_units_off": float(np.mean(stats["off"])),
+                     "score_units_mixed": float(np.mean(stats["mixed"]))})
+    return rows
+
+
+def _score_hidden(model, inputs, cfg):
+    """The score head's hidden pre-activations [B, A, d], computed as `score` computes them."""
+    import mlx.core as mx
+    memory, memory_mask, _, _ = model.encode_state(inputs["state_tokens"], inputs["state_mask"], inputs["role"],
+                                                   inputs["unseen"], inputs["capacity"], inputs["void"])
+    embeddings = model.embed_actions(memory, memory_mask, inputs["actions"], inputs["role"])
+    x = model.action_adapter(embeddings, inputs["role"]) if cfg.use_adapters else embeddings
+    if cfg.use_deep_sets:
+        total, count, maximum = model.pool(embeddings, inputs["action_mask"])
+        x = x + model.set_rho(mx.concatenate([total / mx.maximum(count, 1.0), maximum], axis=-1))[:, None, :]
+    return model.score_hidden(x)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data")
+    parser.add_argument("students", nargs="+")
+    parser.add_argument("--decisions", type=int, default=1500)
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    rows = measure(args.data, args.students, args.decisions)
+    print("| student | median abs logit | float32 step | spread | top two tied | argmax moves in float64 "
+          "| score units on / off / mixed |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        print(f"| `{r['student']}` | {r['median_abs_logit']:,.0f} | {r['ulp']:.4f} | {r['spread']:.2f} | "
+              f"{r['top_tied']:.3f} | {r['argmax_f64_differs']:.3f} | {r['score_units_on']:.2f} / "
+              f"{r['score_units_off']:.2f} / {r['score_units_mixed']:.2f} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
