@@ -11,6 +11,8 @@ For each student, on the first N decisions of the dataset's val split (the ones 
   policy uses);
 - `top_tied`: the share of decisions whose two best moves score exactly alike in float32;
 - `argmax_f64_differs`: the share whose argmax moves when the same weights run in float64;
+- `native_differs`: the share where the native engine (the players' default) and MLX, both
+  float32, choose different moves;
 - `score_units_on/off/mixed`: of the score head's hidden units (`score_hidden`, after the Deep
   Sets term is added), the mean share on for every legal move of a decision, off for every one,
   or on for some: mixed units are where the head is non-linear across the moves.
@@ -31,9 +33,12 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
 
     from openlandlord.distill import dataset
     from openlandlord.distill.batches import collate, load_split, to_mx
+    from openlandlord.model import native
     from openlandlord.model.checkpoint import load_checkpoint
 
     samples = load_split(dataset.open(data), "val")[:decisions]
+    if not samples:
+        raise SystemExit(f"{data} has no val decisions to measure on")
     samples.sort(key=lambda s: len(s["target_policy"]))
     rows = []
     for directory in students:
@@ -42,7 +47,8 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
         model.eval()
         wide.eval()
         wide.set_dtype(mx.float64)
-        stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "on": [], "off": [], "mixed": []}
+        engine = native.NativeStudent(directory) if native.available() else None
+        stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "native": 0, "on": [], "off": [], "mixed": []}
         for start in range(0, len(samples), batch):
             chunk = samples[start:start + batch]
             inputs = to_mx(collate(chunk))
@@ -50,7 +56,8 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
             as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
             logits64 = np.array(wide(as64)["logits"])
             hidden = np.array(_score_hidden(model, inputs, cfg))
-            for i, s in enumerate(chunk):
+            natives = engine.forward_batch(chunk) if engine else [None] * len(chunk)
+            for i, (s, theirs) in enumerate(zip(chunk, natives)):
                 n = len(s["target_policy"])
                 row = logits[i, :n]
                 top = np.sort(row)[-2:]
@@ -58,6 +65,8 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
                 stats["spread"].append(float(row.max() - row.min()))
                 stats["tied"] += int(top[0] == top[1])
                 stats["differs"] += int(np.argmax(row) != np.argmax(logits64[i, :n]))
+                if theirs is not None:
+                    stats["native"] += int(np.argmax(row) != np.argmax(np.asarray(theirs["logits"])[:n]))
                 on = hidden[i, :n] > 0
                 stats["on"].append(on.all(0).mean())
                 stats["off"].append((~on).all(0).mean())
@@ -68,6 +77,7 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
                      "spread": float(np.mean(stats["spread"])),
                      "top_tied": stats["tied"] / len(samples),
                      "argmax_f64_differs": stats["differs"] / len(samples),
+                     "native_differs": stats["native"] / len(samples) if engine else None,
                      "score_units_on": float(np.mean(stats["on"])),
                      "score_units_off": float(np.mean(stats["off"])),
                      "score_units_mixed": float(np.mean(stats["mixed"]))})
@@ -96,11 +106,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     rows = measure(args.data, args.students, args.decisions)
     print("| student | median abs logit | float32 step | spread | top two tied | argmax moves in float64 "
-          "| score units on / off / mixed |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+          "| native and MLX choose apart | score units on / off / mixed |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         print(f"| `{r['student']}` | {r['median_abs_logit']:,.0f} | {r['ulp']:.4f} | {r['spread']:.2f} | "
-              f"{r['top_tied']:.3f} | {r['argmax_f64_differs']:.3f} | {r['score_units_on']:.2f} / "
+              f"{r['top_tied']:.3f} | {r['argmax_f64_differs']:.3f} | "
+              f"{'-' if r['native_differs'] is None else format(r['native_differs'], '.3f')} | {r['score_units_on']:.2f} / "
               f"{r['score_units_off']:.2f} / {r['score_units_mixed']:.2f} |")
     if args.json:
         with open(args.json, "w") as f:
