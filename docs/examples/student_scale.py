@@ -42,7 +42,7 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
     samples.sort(key=lambda s: len(s["target_policy"]))
     rows = []
     for directory in students:
-        model, cfg, _ = load_checkpoint(directory)
+        model, _, _ = load_checkpoint(directory)
         wide, _, _ = load_checkpoint(directory)
         model.eval()
         wide.eval()
@@ -55,7 +55,7 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
             logits = np.array(model(inputs)["logits"])
             as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
             logits64 = np.array(wide(as64)["logits"])
-            hidden = np.array(_score_hidden(model, inputs, cfg))
+            hidden = np.array(_score_hidden(model, inputs))
             natives = engine.forward_batch(chunk) if engine else [None] * len(chunk)
             for i, (s, theirs) in enumerate(zip(chunk, natives)):
                 n = len(s["target_policy"])
@@ -84,17 +84,12 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
     return rows
 
 
-def _score_hidden(model, inputs, cfg):
-    """The score head's hidden pre-activations [B, A, d], computed as `score` computes them."""
-    import mlx.core as mx
+def _score_hidden(model, inputs):
+    """The score head's hidden pre-activations [B, A, d], as the model's own `score` forms them."""
     memory, memory_mask, _, _ = model.encode_state(inputs["state_tokens"], inputs["state_mask"], inputs["role"],
                                                    inputs["unseen"], inputs["capacity"], inputs["void"])
     embeddings = model.embed_actions(memory, memory_mask, inputs["actions"], inputs["role"])
-    x = model.action_adapter(embeddings, inputs["role"]) if cfg.use_adapters else embeddings
-    if cfg.use_deep_sets:
-        total, count, maximum = model.pool(embeddings, inputs["action_mask"])
-        x = x + model.set_rho(mx.concatenate([total / mx.maximum(count, 1.0), maximum], axis=-1))[:, None, :]
-    return model.score_hidden(x)
+    return model.score_preactivation(embeddings, model.pool(embeddings, inputs["action_mask"]), inputs["role"])
 
 
 def main(argv=None) -> int:

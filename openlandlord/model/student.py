@@ -354,15 +354,20 @@ class LandlordFormerLite(nn.Module):
         maximum = (h * m + (m - 1.0) * MASK_VALUE).max(axis=1)
         return total, count, maximum
 
-    def score(self, embeddings, pooled, role, action_mask=None):
-        """-> logits [B, A]; with `action_mask`, padding slots get -MASK_VALUE."""
+    def score_preactivation(self, embeddings, pooled, role):
+        """-> the score head's hidden layer before its ReLU [B, A, d]: each action's embedding
+        (role-adapted) plus the Deep Sets summary of the legal set, through `score_hidden`."""
         cfg = self.config
         x = self.action_adapter(embeddings, role) if cfg.use_adapters else embeddings
         if cfg.use_deep_sets:
             total, count, maximum = pooled
             mean = total / mx.maximum(count, 1.0)
             x = x + self.set_rho(mx.concatenate([mean, maximum], axis=-1))[:, None, :]
-        logits = self.score_out(nn.relu(self.score_hidden(x)))[..., 0]
+        return self.score_hidden(x)
+
+    def score(self, embeddings, pooled, role, action_mask=None):
+        """-> logits [B, A]; with `action_mask`, padding slots get -MASK_VALUE."""
+        logits = self.score_out(nn.relu(self.score_preactivation(embeddings, pooled, role)))[..., 0]
         if action_mask is not None:
             logits = logits * action_mask + (action_mask - 1.0) * MASK_VALUE
         return logits
