@@ -1,13 +1,14 @@
 """`openlandlord export`: a student checkpoint -> a fixed-shape Core ML ML Program.
 
-The package (.mlpackage, fp16 or fp32) is multifunction; its functions, inputs and outputs
+The package (.mlpackage, fp16 with the score path in fp32, or fp32) is multifunction; its functions, inputs and outputs
 are listed in openlandlord/model/chunked.py, which also scores legal lists longer than the
 slot count in chunks with exactly the unchunked result. `main` is the default function:
 one call for states with at most `slots` legal actions. On macOS load a function with
 `coremltools.models.MLModel(path, function_name="encode")`.
 
 Metadata (user_defined_metadata): architecture, game, feature_version, slots, state_tokens,
-precision, num_parameters, functions, git_sha (of the checkpoint and of the exporter).
+precision, fp32_parts, num_parameters, functions, git_sha (of the checkpoint and of the
+exporter).
 
 Core ML predicts only on macOS. On Linux the package is checked by spec inspection
 (`describe`) and by `evaluate_mil`, which runs the converted program op by op with
@@ -34,6 +35,16 @@ from openlandlord.provenance import git_sha
 from .torch_mirror import load_torch_student
 
 PRECISIONS = ("fp16", "fp32")
+
+# Under `--precision fp16` these modules, and the student's own operations between them (the
+# Deep Sets pooling, the mean, the masking of the logits), compute in fp32: a student whose
+# scores have drifted (the shipped classic one's median |logit| is about 195,000, its Deep Sets
+# term past fp16's 65,504) overflows there, and a score common to every move of a decision
+# leaves fp16 no bits for the differences between moves. They are a d x d layer or two per
+# action; the transformer body (the encoder, the action layer, the belief and value heads) stays
+# in fp16.
+FP32_MODULES = frozenset({"set_phi", "set_rho", "action_adapter", "score_hidden", "score_out"})
+FP32_PARTS = "Deep Sets pooling, score head"
 
 # What coremltools logs on import that says nothing about this export: the torch version it
 # was not tested with, and the macOS-only prediction bindings missing elsewhere.
@@ -62,6 +73,7 @@ class _Converter:
 
     def __init__(self, verbose: bool):
         self.verbose, self.held, self.warnings = verbose, io.StringIO(), 0
+        self.checked = {}  # the last package's `verify` figures, taken before it was swapped in
 
     def filter(self, record: logging.LogRecord) -> bool:
         self.warnings += record.levelno >= logging.WARNING
@@ -188,6 +200,19 @@ def convert(checkpoint_dir: str, out_path: str, precision: str = "fp16", slots: 
         return _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, force)
 
 
+def in_fp16(op) -> bool:
+    """The op selector of `--precision fp16`: False (fp32) for an op traced from the score path,
+    True for the rest. By the op's TORCHSCRIPT_MODULE_NAME scope, the torch modules it was traced
+    from and then its own name: where every module on it is the student itself (its top-level
+    operations; the wrapper names it `student`) or one of FP32_MODULES, the op is on the score
+    path. The wrappers of `encode`, `embed_pool` and `score` call the student's methods, so their
+    scopes start at the submodule ("0", "attn", ... for an encoder layer)."""
+    from coremltools.converters.mil.mil.scope import ScopeSource
+
+    modules = list(op.scopes.get(ScopeSource.TORCHSCRIPT_MODULE_NAME, ()))[:-1]
+    return not all(name == "student" or name in FP32_MODULES for name in modules)
+
+
 def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, force) -> str:
     converter = converter or _Converter(verbose=True)
     if precision not in PRECISIONS:
@@ -207,7 +232,8 @@ def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, forc
     ct = import_coremltools()
     config, meta = student.config, student.meta
     tokens = tokens or config.max_state_tokens
-    compute = ct.precision.FLOAT16 if precision == "fp16" else ct.precision.FLOAT32
+    compute = (ct.transform.FP16ComputePrecision(op_selector=in_fp16) if precision == "fp16"
+               else ct.precision.FLOAT32)
     staging = tempfile.mkdtemp(prefix="openlandlord-export-")
     try:
         descriptor = ct.utils.MultiFunctionDescriptor()
@@ -221,7 +247,7 @@ def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, forc
                     traced, convert_to="mlprogram", compute_precision=compute,
                     minimum_deployment_target=ct.target.macOS15,  # multifunction packages need it
                     inputs=[ct.TensorType(name=n, shape=s, dtype=t) for n, s, t in inputs],
-                    outputs=[ct.TensorType(name=n) for n in outputs])
+                    outputs=[ct.TensorType(name=n, dtype=np.float32) for n in outputs])
             path = os.path.join(staging, f"{name}.mlpackage")
             program.save(path)
             descriptor.add_function(path, src_function_name="main", target_function_name=name)
@@ -236,10 +262,18 @@ def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, forc
             "architecture": meta["architecture"], "game": config.game,
             "feature_version": str(config.feature_version), "slots": str(slots),
             "state_tokens": str(tokens), "precision": precision,
+            "fp32_parts": FP32_PARTS if precision == "fp16" else "all",
             "num_parameters": str(meta["num_parameters"]), "functions": ",".join(FUNCTIONS),
             "git_sha": str(meta.get("git_sha", "unknown")), "exporter_git_sha": git_sha()})
         with artefacts.staged_folder(out_path, force=True) as package_path:
             package.save(str(package_path))
+            # Checked before it is swapped in: a package that computes NaN or infinity is refused
+            # and whatever stood at `out_path` stays.
+            converter.checked = verify(str(package_path), checkpoint_dir)
+            if not all(np.isfinite(v) for v in converter.checked.values()):
+                raise UserError(f"{checkpoint_dir} at {precision} computes non-finite numbers "
+                                f"(max |difference| from the torch mirror: {converter.checked}); "
+                                f"export it with --precision fp32")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out_path
@@ -343,7 +377,7 @@ def run(args):
           f"{meta['slots']} action slots x {meta['state_tokens']} state tokens, "
           f"functions {', '.join(info['functions'])}, in {time.perf_counter() - started:.1f} s"
           f"{converter.summary()}")
-    check = verify(path, args.checkpoint)
+    check = converter.checked
     print(f"MIL evaluation vs the torch mirror, max |difference|: {check['one_call']:.2e} in one call, "
           f"{check['chunked']:.2e} chunked ({2 * int(meta['slots']) + 3} legal actions)")
     return 0

@@ -200,3 +200,50 @@ def test_export_prints_one_bar_and_a_summary_regression(checkpoint, tmp_path, ca
     run(argparse.Namespace(checkpoint=checkpoint, out=out, precision="fp16", verbose=True, force=True))
     captured = capsys.readouterr()
     assert "Running MIL" in captured.err and "hidden" not in captured.out
+
+
+@pytest.mark.parametrize("precision", ["fp16", "fp32"])
+def test_fp16_export_of_drifted_scores_regression(tmp_path, precision):
+    # The shipped classic student's scores have drifted (median |logit| about 195,000; its Deep
+    # Sets term past fp16's 65,504): its fp16 package computed NaN for every logit while the
+    # export printed a NaN difference and exited 0. A score common to every move of a decision,
+    # put here in set_rho's bias, must leave the fp16 package the mirror's moves and their gaps.
+    cfg = ModelConfig.for_game("doudizhu", max_state_tokens=TOKENS, d_model=16, ff=32, heads=2, layers=1)
+    mx.random.seed(1)
+    model = LandlordFormerLite(cfg)
+    model.set_rho.bias = mx.full(model.set_rho.bias.shape, 1e5)
+    model.score_out.weight = mx.abs(model.score_out.weight) + 0.5
+    save_checkpoint(str(tmp_path / "ckpt"), model, cfg)
+    path = convert(str(tmp_path / "ckpt"), str(tmp_path / "student.mlpackage"), precision=precision, slots=SLOTS)
+    assert describe(path)["metadata"]["fp32_parts"] == ("Deep Sets pooling, score head" if precision == "fp16" else "all")
+    program = load_program(path)
+    mirror = load_torch_student(str(tmp_path / "ckpt"))
+    for actions in (6, 19):  # one call of main; three chunks
+        state = sample(mirror.config, 11, actions, actions)
+        got = score_in_chunks(lambda name, inputs: evaluate_mil(program, name, inputs), decision(state),
+                              SLOTS, TOKENS)["logits"]
+        want = unchunked(mirror, state)["logits"]
+        assert np.abs(want).min() > 65504  # past fp16's range, as the drifted student's
+        assert np.isfinite(got).all()
+        assert int(np.argmax(got)) == int(np.argmax(want))
+        np.testing.assert_allclose(got - got.max(), want - want.max(), atol=0.05)
+
+
+def test_export_refuses_a_package_that_computes_nan_regression(tmp_path):
+    # `openlandlord export` wrote the classic student's NaN package, printed "max |difference|:
+    # nan" and exited 0. A checkpoint that overflows fp16 in the transformer body is refused,
+    # with the fix named, and the package already at --out stays as it was.
+    cfg = ModelConfig.for_game("doudizhu", max_state_tokens=TOKENS, d_model=16, ff=32, heads=2, layers=1)
+    mx.random.seed(2)
+    model = LandlordFormerLite(cfg)
+    model.state_in.weight = model.state_in.weight * 1e6
+    save_checkpoint(str(tmp_path / "ckpt"), model, cfg)
+    out = tmp_path / "student.mlpackage"
+    out.mkdir()
+    (out / "kept").write_text("the package before")
+    with pytest.raises(UserError, match="non-finite.*--precision fp32"):
+        convert(str(tmp_path / "ckpt"), str(out), precision="fp16", slots=SLOTS, force=True)
+    assert (out / "kept").read_text() == "the package before"
+    assert [p.name for p in tmp_path.iterdir() if p.name != "ckpt"] == ["student.mlpackage"]
+    assert max(verify(convert(str(tmp_path / "ckpt"), str(out), precision="fp32", slots=SLOTS, force=True),
+                      str(tmp_path / "ckpt")).values()) < float("inf")
