@@ -21,13 +21,17 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
     """Val metrics over every rank's samples: top-1 agreement with the teacher, regret (the
     teacher's score of its best move minus its score of the student's argmax, in the
     teacher's units: what the student's choices cost by the teacher's own measure),
-    KL(teacher || student) over the legal moves, value MSE, belief NLL per slot, and the
+    KL(teacher || student) over the legal moves, value MSE, belief NLL per slot, the
     belief head's calibration (expected calibration error of its most likely composition,
-    over slots whose composition is uncertain)."""
+    over slots whose composition is uncertain), and `val_logit_offset`: the root mean square
+    over decisions of the mean legal logit, a score common to every move that the softmax
+    ignores, so that nothing but `logit_center_weight` holds it down. Where it grows, float32
+    keeps fewer of the differences between moves (the shipped classic student: about 195,000,
+    where float32's step is 0.016; docs/training.md, "The scale of the scores")."""
     import mlx.core as mx
     from openlandlord.model.losses import composition_index, log_softmax, value_target
 
-    sums = np.zeros(7, np.float64)       # n, agree, kl, value se, belief nll, belief slots, regret
+    sums = np.zeros(8, np.float64)  # n, agree, kl, value se, belief nll, belief slots, regret, offset^2
     bins = np.zeros((3, CALIBRATION_BINS), np.float64)   # count, confidence, correct
     model.eval()
     # Chunks of like legal-list lengths: a chunk pads every decision to its longest list, and
@@ -45,7 +49,10 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
         kl = (mx.where(target > 0, target * (mx.log(mx.maximum(target, 1e-30)) - logp), 0.0)).sum(axis=-1)
         vt = value_target(inputs["score"], mcfg)
         mx.eval(out, kl, vt)
-        choice = np.argmax(np.array(out["logits"]), axis=1)
+        logits = np.array(out["logits"], np.float64)
+        choice = np.argmax(logits, axis=1)
+        legal = batch["action_mask"] > 0
+        sums[7] += float(np.square((logits * legal).sum(axis=1) / legal.sum(axis=1)).sum())
         sums[0] += len(choice)
         sums[1] += np.sum(choice == batch["teacher_choice"])
         sums[6] += sum(float(s["teacher_scores"].max() - s["teacher_scores"][c]) for s, c in zip(chunk, choice))
@@ -73,7 +80,7 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
     n = sums[0]
     metrics = {"val_decisions": int(n), "val_top1": sums[1] / n, "val_regret": sums[6] / n,
                "val_kl": sums[2] / n,
-               "val_value_mse": sums[3] / n}
+               "val_value_mse": sums[3] / n, "val_logit_offset": float(np.sqrt(sums[7] / n))}
     if sums[5] > 0:
         count = bins[0]
         metrics["val_belief_nll"] = sums[4] / sums[5]
@@ -117,6 +124,8 @@ def epoch_line(row: dict) -> str:
     if row["val_decisions"]:
         parts += [f"val top1 {row['val_top1']:.3f}", f"regret {row['val_regret']:.4f}", f"KL {row['val_kl']:.4f}",
                   f"value MSE {row['val_value_mse']:.4f}"]
+        if "val_logit_offset" in row:  # rows of runs made before it was measured lack it
+            parts.append(f"logit offset {row['val_logit_offset']:.3g}")
     else:
         parts.append("no val decisions")
     if "val_belief_nll" in row:

@@ -1,10 +1,10 @@
 """`openlandlord export`: a student checkpoint -> a fixed-shape Core ML ML Program.
 
-The package (.mlpackage, fp16 with the score path in fp32, or fp32) is multifunction; its functions, inputs and outputs
-are listed in openlandlord/model/chunked.py, which also scores legal lists longer than the
-slot count in chunks with exactly the unchunked result. `main` is the default function:
-one call for states with at most `slots` legal actions. On macOS load a function with
-`coremltools.models.MLModel(path, function_name="encode")`.
+The package (.mlpackage, fp16 with the score path in fp32, or fp32) is multifunction; its
+functions, inputs and outputs are listed in openlandlord/model/chunked.py, which also scores
+legal lists longer than the slot count in chunks with exactly the unchunked result. `main` is
+the default function: one call for states with at most `slots` legal actions. On macOS load a
+function with `coremltools.models.MLModel(path, function_name="encode")`.
 
 Metadata (user_defined_metadata): architecture, game, feature_version, slots, state_tokens,
 precision, fp32_parts, num_parameters, functions, git_sha (of the checkpoint and of the
@@ -271,9 +271,9 @@ def _convert(checkpoint_dir, out_path, precision, slots, tokens, converter, forc
             # and whatever stood at `out_path` stays.
             converter.checked = verify(str(package_path), checkpoint_dir)
             if not all(np.isfinite(v) for v in converter.checked.values()):
+                fix = "; export it with --precision fp32" if precision == "fp16" else ""
                 raise UserError(f"{checkpoint_dir} at {precision} computes non-finite numbers "
-                                f"(max |difference| from the torch mirror: {converter.checked}); "
-                                f"export it with --precision fp32")
+                                f"(max |difference| from the torch mirror: {converter.checked}){fix}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out_path

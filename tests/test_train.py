@@ -389,6 +389,8 @@ def test_val_regret_is_the_teacher_score_given_up():
     got = metrics.evaluate(Fixed(), samples, cfg, config.model_config(cfg, "doudizhu"), mx.distributed.init())
     assert got["val_top1"] == pytest.approx(0.5)
     assert got["val_regret"] == pytest.approx((0.3 + 0.0) / 2)
+    # the mean legal logit: (0 + 1 - 1) / 3 and (0 + 1) / 2, padding left out
+    assert got["val_logit_offset"] == pytest.approx(np.sqrt((0.0 + 0.25) / 2))
 
 
 def test_value_target_doudizhu_is_the_signed_score(data):
