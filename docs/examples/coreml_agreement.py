@@ -20,41 +20,32 @@ checks it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# docs/examples/student_scale.py, beside this one: the student in float32, float64 and native
+from student_scale import Engines, report  # noqa: E402
 
 DECISION_KEYS = ("state_tokens", "actions", "role", "unseen", "capacity", "void")
 
 
 def measure(data: str, student: str, packages: list[str], decisions: int = 200, batch: int = 100) -> list[dict]:
-    import mlx.core as mx
-
     from openlandlord.distill import dataset
-    from openlandlord.distill.batches import collate, load_split, to_mx
+    from openlandlord.distill.batches import load_split
     from openlandlord.export.coreml import describe, evaluate_mil, load_program
-    from openlandlord.model import native
-    from openlandlord.model.checkpoint import load_checkpoint
     from openlandlord.model.chunked import score_in_chunks
 
     samples = load_split(dataset.open(data), "val")[:decisions]
     if not samples:
         raise SystemExit(f"{data} has no val decisions to measure on")
-    model, _, _ = load_checkpoint(student)
-    wide, _, _ = load_checkpoint(student)
-    model.eval()
-    wide.eval()
-    wide.set_dtype(mx.float64)
-    engine = native.NativeStudent(student) if native.available() else None
+    engines = Engines(student)
     reference = []  # (native argmax, MLX float32 argmax, float64 logits) per decision
     for start in range(0, len(samples), batch):
         chunk = samples[start:start + batch]
-        inputs = to_mx(collate(chunk))
-        logits = np.array(model(inputs)["logits"])
-        as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
-        logits64 = np.array(wide(as64)["logits"])
-        natives = engine.forward_batch(chunk) if engine else [None] * len(chunk)
+        _, logits, logits64, natives = engines(chunk)
         for i, (s, theirs) in enumerate(zip(chunk, natives)):
             n = len(s["target_policy"])
             reference.append((None if theirs is None else int(np.argmax(np.asarray(theirs["logits"])[:n])),
@@ -82,7 +73,7 @@ def measure(data: str, student: str, packages: list[str], decisions: int = 200, 
         rows.append({"package": package, "precision": meta["precision"],
                      "fp32_parts": meta.get("fp32_parts", "none (made before the mixed fp16 export)"),
                      "decisions": n, "finite": counts["finite"] / n,
-                     "agrees_native": counts["native"] / n if engine else None,
+                     "agrees_native": counts["native"] / n if engines.native else None,
                      "agrees_mlx": counts["mlx"] / n, "agrees_f64": counts["f64"] / n,
                      "median_abs_logit": float(np.median(np.abs(np.concatenate([r[2] for r in reference])))),
                      "gap_error": float(np.median(gaps))})
@@ -98,18 +89,14 @@ def main(argv=None) -> int:
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     rows = measure(args.data, args.student, args.packages, args.decisions)
-    print("| package | precision | fp32 parts | decisions | finite | same move as native | as MLX | as float64 "
-          "| median abs logit | gap error (median) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        native = "-" if r["agrees_native"] is None else format(r["agrees_native"], ".3f")
-        print(f"| `{r['package']}` | {r['precision']} | {r['fp32_parts']} | {r['decisions']} | {r['finite']:.3f} "
-              f"| {native} | {r['agrees_mlx']:.3f} | {r['agrees_f64']:.3f} | {r['median_abs_logit']:,.0f} | {r['gap_error']:.3g} |")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    share = lambda key: lambda r: "-" if r[key] is None else format(r[key], ".3f")  # noqa: E731
+    report(rows, args.json, [
+        ("package", lambda r: f"`{r['package']}`"), ("precision", lambda r: r["precision"]),
+        ("fp32 parts", lambda r: r["fp32_parts"]), ("decisions", lambda r: str(r["decisions"])),
+        ("finite", share("finite")), ("same move as native", share("agrees_native")), ("as MLX", share("agrees_mlx")),
+        ("as float64", share("agrees_f64")), ("median abs logit", lambda r: f"{r['median_abs_logit']:,.0f}"),
+        ("gap error (median)", lambda r: f"{r['gap_error']:.3g}")])
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -29,12 +29,8 @@ import numpy as np
 
 
 def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 250) -> list[dict]:
-    import mlx.core as mx
-
     from openlandlord.distill import dataset
-    from openlandlord.distill.batches import collate, load_split, to_mx
-    from openlandlord.model import native
-    from openlandlord.model.checkpoint import load_checkpoint
+    from openlandlord.distill.batches import load_split
 
     samples = load_split(dataset.open(data), "val")[:decisions]
     if not samples:
@@ -42,21 +38,12 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
     samples.sort(key=lambda s: len(s["target_policy"]))
     rows = []
     for directory in students:
-        model, _, _ = load_checkpoint(directory)
-        wide, _, _ = load_checkpoint(directory)
-        model.eval()
-        wide.eval()
-        wide.set_dtype(mx.float64)
-        engine = native.NativeStudent(directory) if native.available() else None
+        engines = Engines(directory)
         stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "native": 0, "on": [], "off": [], "mixed": []}
         for start in range(0, len(samples), batch):
             chunk = samples[start:start + batch]
-            inputs = to_mx(collate(chunk))
-            logits = np.array(model(inputs)["logits"])
-            as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
-            logits64 = np.array(wide(as64)["logits"])
-            hidden = np.array(_score_hidden(model, inputs))
-            natives = engine.forward_batch(chunk) if engine else [None] * len(chunk)
+            inputs, logits, logits64, natives = engines(chunk)
+            hidden = np.array(_score_hidden(engines.model, inputs))
             for i, (s, theirs) in enumerate(zip(chunk, natives)):
                 n = len(s["target_policy"])
                 row = logits[i, :n]
@@ -77,11 +64,43 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
                      "spread": float(np.mean(stats["spread"])),
                      "top_tied": stats["tied"] / len(samples),
                      "argmax_f64_differs": stats["differs"] / len(samples),
-                     "native_differs": stats["native"] / len(samples) if engine else None,
+                     "native_differs": stats["native"] / len(samples) if engines.native else None,
                      "score_units_on": float(np.mean(stats["on"])),
                      "score_units_off": float(np.mean(stats["off"])),
                      "score_units_mixed": float(np.mean(stats["mixed"]))})
     return rows
+
+
+class Engines:
+    """One student three ways: MLX in float32 (the training engine), the same weights in
+    float64, and the native engine (the players' default; None where it is not built).
+    `engines(samples)` -> (MLX inputs, float32 logits, float64 logits, native outputs) of a
+    chunk of dataset samples, logits [B, A] padded."""
+
+    def __init__(self, directory: str):
+        import mlx.core as mx
+
+        from openlandlord.model import native
+        from openlandlord.model.checkpoint import load_checkpoint
+
+        self.model, _, _ = load_checkpoint(directory)
+        self.wide, _, _ = load_checkpoint(directory)
+        self.model.eval()
+        self.wide.eval()
+        self.wide.set_dtype(mx.float64)
+        self.native = native.NativeStudent(directory) if native.available() else None
+
+    def __call__(self, samples: list[dict]):
+        import mlx.core as mx
+
+        from openlandlord.distill.batches import collate, to_mx
+
+        inputs = to_mx(collate(samples))
+        logits = np.array(self.model(inputs)["logits"])
+        as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
+        logits64 = np.array(self.wide(as64)["logits"])
+        natives = self.native.forward_batch(samples) if self.native else [None] * len(samples)
+        return inputs, logits, logits64, natives
 
 
 def _score_hidden(model, inputs):
@@ -100,19 +119,27 @@ def main(argv=None) -> int:
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     rows = measure(args.data, args.students, args.decisions)
-    print("| student | median abs logit | float32 step | spread | top two tied | argmax moves in float64 "
-          "| native and MLX choose apart | score units on / off / mixed |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
-    for r in rows:
-        print(f"| `{r['student']}` | {r['median_abs_logit']:,.0f} | {r['ulp']:.4f} | {r['spread']:.2f} | "
-              f"{r['top_tied']:.3f} | {r['argmax_f64_differs']:.3f} | "
-              f"{'-' if r['native_differs'] is None else format(r['native_differs'], '.3f')} | {r['score_units_on']:.2f} / "
-              f"{r['score_units_off']:.2f} / {r['score_units_mixed']:.2f} |")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    share = lambda key: lambda r: "-" if r[key] is None else format(r[key], ".3f")  # noqa: E731
+    report(rows, args.json, [
+        ("student", lambda r: f"`{r['student']}`"), ("median abs logit", lambda r: f"{r['median_abs_logit']:,.0f}"),
+        ("float32 step", lambda r: f"{r['ulp']:.4f}"), ("spread", lambda r: f"{r['spread']:.2f}"),
+        ("top two tied", share("top_tied")), ("argmax moves in float64", share("argmax_f64_differs")),
+        ("native and MLX choose apart", share("native_differs")),
+        ("score units on / off / mixed", lambda r: f"{r['score_units_on']:.2f} / {r['score_units_off']:.2f} / "
+                                                   f"{r['score_units_mixed']:.2f}")])
     return 0
 
+
+def report(rows: list[dict], json_path: str | None, columns: list[tuple]) -> None:
+    """Print `rows` as a Markdown table of `columns` ((header, row -> cell text), the first
+    left-aligned, the rest right), and write them to `json_path` when given."""
+    print("| " + " | ".join(header for header, _ in columns) + " |")
+    print("|---|" + "---:|" * (len(columns) - 1))
+    for r in rows:
+        print("| " + " | ".join(cell(r) for _, cell in columns) + " |")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=1)
 
 if __name__ == "__main__":
     sys.exit(main())
