@@ -156,3 +156,15 @@ def load_example():
         spec.loader.exec_module(module)
         return module
     return load
+
+
+@pytest.fixture(scope="session")
+def shengji_random_data(tmp_path_factory):
+    """A small Shengji dataset (20 `tractor` deals of the random teacher, seed 5): the decisions
+    the docs/examples measuring scripts are tested on."""
+    from openlandlord.cli import main
+
+    out = tmp_path_factory.mktemp("shengji-random") / "data"
+    assert main(["generate", "--game", "shengji", "--teacher", "random", "--deals", "20",
+                 "--out", str(out), "--workers", "1", "--seed", "5"]) == 0
+    return str(out)

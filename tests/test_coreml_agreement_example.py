@@ -2,22 +2,12 @@
 (as the shipped classic student's does) exported at fp16 and fp32, played on a small dataset's
 decisions under coremltools' MIL evaluation: every logit finite, the student's own moves."""
 import mlx.core as mx
-import pytest
 
-from openlandlord.cli import main
 from openlandlord.export.coreml import convert
 from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 
 
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("agreement") / "data"
-    assert main(["generate", "--game", "shengji", "--teacher", "random", "--deals", "12",
-                 "--out", str(out), "--workers", "1", "--seed", "4"]) == 0
-    return str(out)
-
-
-def test_agreement_of_a_drifted_student(data, tmp_path, load_example):
+def test_agreement_of_a_drifted_student(shengji_random_data, tmp_path, load_example):
     agreement = load_example("coreml_agreement")
     mx.random.seed(5)
     config = ModelConfig.for_features("shengji", d_model=16, heads=2, ff=32, layers=1, adapter_rank=2)
@@ -31,7 +21,7 @@ def test_agreement_of_a_drifted_student(data, tmp_path, load_example):
     save_checkpoint(str(tmp_path / "ckpt"), model, config)
     packages = [convert(str(tmp_path / "ckpt"), str(tmp_path / f"{p}.mlpackage"), precision=p, slots=16)
                 for p in ("fp16", "fp32")]
-    fp16, fp32 = agreement.measure(data, str(tmp_path / "ckpt"), packages, decisions=30)
+    fp16, fp32 = agreement.measure(shengji_random_data, str(tmp_path / "ckpt"), packages, decisions=30)
     assert fp16["decisions"] == fp32["decisions"] == 30
     assert fp16["precision"] == "fp16" and fp16["fp32_parts"] == "Deep Sets pooling, score head"
     assert fp16["median_abs_logit"] == fp32["median_abs_logit"] > 65504  # past fp16's largest number

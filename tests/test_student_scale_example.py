@@ -5,19 +5,10 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from openlandlord.cli import main
 from openlandlord.model import LandlordFormerLite, ModelConfig, save_checkpoint
 
 
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("scale") / "data"
-    assert main(["generate", "--game", "shengji", "--teacher", "random", "--deals", "20",
-                 "--out", str(out), "--workers", "1", "--seed", "5"]) == 0
-    return str(out)
-
-
-def test_scale_figures(data, tmp_path, load_example):
+def test_scale_figures(shengji_random_data, tmp_path, load_example):
     scale = load_example("student_scale")
     mx.random.seed(3)
     config = ModelConfig.for_features("shengji", d_model=16, heads=2, ff=32, layers=1, adapter_rank=2)
@@ -27,7 +18,8 @@ def test_scale_figures(data, tmp_path, load_example):
     model.score_out.bias = model.score_out.bias + 3.0e5
     mx.eval(model.parameters())
     save_checkpoint(str(tmp_path / "shifted"), model, config)
-    plain, shifted = scale.measure(data, [str(tmp_path / "plain"), str(tmp_path / "shifted")], decisions=60)
+    plain, shifted = scale.measure(shengji_random_data, [str(tmp_path / "plain"), str(tmp_path / "shifted")],
+                                   decisions=60)
     assert plain["decisions"] == shifted["decisions"] > 10
     assert plain["median_abs_logit"] < 100 < 2.9e5 < shifted["median_abs_logit"]
     assert shifted["ulp"] == np.spacing(np.float32(shifted["median_abs_logit"])) >= 0.015
