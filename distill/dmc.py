@@ -193,7 +193,7 @@ def dmc_loss(model, batch: dict, coef: float, value_weight: float, anchor_weight
 
     from openlandlord.model.losses import log_softmax
 
-    out = model(batch)
+    out = model(batch, centred=False)
     logp_all = log_softmax(out["logits"])
     logp = mx.take_along_axis(logp_all, batch["choice"][:, None], axis=-1)[:, 0]
     q = out["value"] + coef * logp

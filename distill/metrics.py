@@ -43,7 +43,7 @@ def evaluate(model, samples: list[dict], cfg: TrainConfig, mcfg, group) -> dict:
         chunk = ordered[start:start + cfg.eval_batch_size]
         batch = collate(chunk)
         inputs = to_mx(batch)
-        out = model(inputs)
+        out = model(inputs, centred=False)  # the function the trainer fits
         logp = log_softmax(out["logits"])
         target = inputs["target_policy"]
         kl = (mx.where(target > 0, target * (mx.log(mx.maximum(target, 1e-30)) - logp), 0.0)).sum(axis=-1)

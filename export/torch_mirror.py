@@ -180,25 +180,36 @@ class LandlordFormerLite(nn.Module):
         maximum = (h * m + (m - 1.0) * MASK_VALUE).amax(dim=1)
         return total, count, maximum
 
-    def score(self, embeddings, pooled, role, action_mask=None):
+    def score(self, embeddings, pooled, role, action_mask=None, centred=True):
         cfg = self.config
         x = self.action_adapter(embeddings, role) if cfg.use_adapters else embeddings
+        summary = None
         if cfg.use_deep_sets:
             total, count, maximum = pooled
             mean = total / torch.maximum(count, torch.ones_like(count))
-            x = x + self.set_rho(torch.cat([mean, maximum], dim=-1)).unsqueeze(1)
-        logits = self.score_out(F.relu(self.score_hidden(x)))[..., 0]
+            summary = self.set_rho(torch.cat([mean, maximum], dim=-1))
+        if not centred:
+            hidden = F.relu(self.score_hidden(x if summary is None else x + summary.unsqueeze(1)))
+            logits = self.score_out(hidden)[..., 0]
+        else:  # relu(h + c) - relu(c), no output bias: as the MLX student's `score` (its docstring)
+            hidden = self.score_hidden(x)
+            if summary is None:
+                hidden = F.relu(hidden)
+            else:
+                c = (summary @ self.score_hidden.weight.T).unsqueeze(1)
+                hidden = torch.where(c > 0, torch.maximum(hidden, -c), F.relu(hidden + c))
+            logits = (hidden @ self.score_out.weight.T)[..., 0]
         if action_mask is not None:
             logits = logits * action_mask + (action_mask - 1.0) * MASK_VALUE
         return logits
 
-    def forward(self, batch: dict) -> dict:
+    def forward(self, batch: dict, centred: bool = True) -> dict:
         memory, memory_mask, belief, value = self.encode_state(
             batch["state_tokens"], batch["state_mask"], batch["role"],
             batch["unseen"], batch["capacity"], batch["void"])
         embeddings = self.embed_actions(memory, memory_mask, batch["actions"], batch["role"])
         pooled = self.pool(embeddings, batch["action_mask"])
-        logits = self.score(embeddings, pooled, batch["role"], batch["action_mask"])
+        logits = self.score(embeddings, pooled, batch["role"], batch["action_mask"], centred)
         return {"logits": logits, "value": value, **belief}
 
 

@@ -9,7 +9,9 @@ student meets, and counts for each package:
 - `finite`: the share of decisions whose logits are all finite;
 - `agrees_native`: the share where its best move is the native engine's (the players' default);
 - `agrees_mlx` / `agrees_f64`: the same against the student run by MLX in float32 / float64;
-- `median_abs_logit`: the student's median |logit| (float64), the scale the package must hold;
+- `median_abs_logit`: the student's median |logit| (float64), the scale the package must hold
+  (the players' centred logits, `score`'s default, as the package computes them), and
+  `plain_median_abs_logit`, the trainer's plain sum, which holds the part common to the moves;
 - `gap_error`: the median over decisions of the largest |difference| between its gaps to the
   best move (logit minus the best logit) and float64's: what the softmax and the argmax see.
 
@@ -42,14 +44,14 @@ def measure(data: str, student: str, packages: list[str], decisions: int = 200, 
     if not samples:
         raise SystemExit(f"{data} has no val decisions to measure on")
     engines = Engines(student)
-    reference = []  # (native argmax, MLX float32 argmax, float64 logits) per decision
+    reference = []  # (native argmax, MLX float32 argmax, float64 logits, plain float64) per decision
     for start in range(0, len(samples), batch):
         chunk = samples[start:start + batch]
-        _, logits, logits64, natives = engines(chunk)
-        for i, (s, theirs) in enumerate(zip(chunk, natives)):
+        out = engines(chunk)
+        for i, (s, theirs) in enumerate(zip(chunk, out["native"])):
             n = len(s["target_policy"])
             reference.append((None if theirs is None else int(np.argmax(np.asarray(theirs["logits"])[:n])),
-                              int(np.argmax(logits[i, :n])), logits64[i, :n]))
+                              int(np.argmax(out["centred"][i, :n])), out["centred64"][i, :n], out["plain64"][i, :n]))
     rows = []
     for package in packages:
         meta = describe(package)["metadata"]
@@ -57,7 +59,7 @@ def measure(data: str, student: str, packages: list[str], decisions: int = 200, 
         program = load_program(package)
         counts = {"finite": 0, "native": 0, "mlx": 0, "f64": 0}
         gaps = []
-        for s, (theirs, ours, wide_logits) in zip(samples, reference):
+        for s, (theirs, ours, wide_logits, _) in zip(samples, reference):
             got = np.asarray(score_in_chunks(lambda name, inputs: evaluate_mil(program, name, inputs),
                                              {k: s[k] for k in DECISION_KEYS}, slots, tokens)["logits"],
                              dtype=np.float64)
@@ -76,6 +78,7 @@ def measure(data: str, student: str, packages: list[str], decisions: int = 200, 
                      "agrees_native": counts["native"] / n if engines.native else None,
                      "agrees_mlx": counts["mlx"] / n, "agrees_f64": counts["f64"] / n,
                      "median_abs_logit": float(np.median(np.abs(np.concatenate([r[2] for r in reference])))),
+                     "plain_median_abs_logit": float(np.median(np.abs(np.concatenate([r[3] for r in reference])))),
                      "gap_error": float(np.median(gaps))})
     return rows
 
@@ -95,7 +98,7 @@ def main(argv=None) -> int:
         ("fp32 parts", lambda r: r["fp32_parts"]), ("decisions", lambda r: str(r["decisions"])),
         ("finite", share("finite")), ("same move as native", share("agrees_native")), ("as MLX", share("agrees_mlx")),
         ("as float64", share("agrees_f64")), ("median abs logit", lambda r: f"{r['median_abs_logit']:,.0f}"),
-        ("gap error (median)", lambda r: f"{r['gap_error']:.3g}")])
+        ("plain sum's", lambda r: f"{r['plain_median_abs_logit']:,.0f}"), ("gap error (median)", lambda r: f"{r['gap_error']:.3g}")])
     return 0
 
 if __name__ == "__main__":

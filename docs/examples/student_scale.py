@@ -4,20 +4,24 @@
 
 For each student, on the first N decisions of the dataset's val split (the ones training uses):
 
-- `median_abs_logit`: the median |logit| of the legal moves. The softmax ignores a logit common
-  to every move of a decision, so nothing in the loss holds it down; where it is large, float32
-  keeps fewer of the differences between moves (its step at the median, `ulp`);
+- `median_abs_logit`: the median |logit| of the legal moves, as the trainer computes them (the
+  plain sum, `score(centred=False)`). The softmax ignores a logit common to every move of a
+  decision, so nothing in the loss holds it down; where it is large, float32 keeps fewer of the
+  differences between moves (its step at the median, `ulp`);
 - `spread`: the mean, over decisions, of the largest minus the smallest legal logit (what the
   policy uses);
 - `top_tied`: the share of decisions whose two best moves score exactly alike in float32;
-- `argmax_f64_differs`: the share whose argmax moves when the same weights run in float64;
+- `argmax_f64_differs`: the share whose float32 argmax moves when the same weights run in
+  float64 (all four of these: the trainer's plain sum);
+- `players_f64_differs`: the same for the players' centred logits (`score`'s default, which
+  leaves the part common to the moves out), MLX in float32 against float64;
 - `native_differs`: the share where the native engine (the players' default) and MLX, both
-  float32, choose different moves;
+  float32 and centred, choose different moves;
 - `score_units_on/off/mixed`: of the score head's hidden units (`score_hidden`, after the Deep
   Sets term is added), the mean share on for every legal move of a decision, off for every one,
   or on for some: mixed units are where the head is non-linear across the moves.
 
-The MLX model (the training engine) runs it; the native engine computes the same function.
+The MLX model (the training engine) runs it; the native engine computes the centred function.
 """
 from __future__ import annotations
 
@@ -39,21 +43,23 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
     rows = []
     for directory in students:
         engines = Engines(directory)
-        stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "native": 0, "on": [], "off": [], "mixed": []}
+        stats = {"abs": [], "spread": [], "tied": 0, "differs": 0, "players": 0, "native": 0, "on": [], "off": [],
+                 "mixed": []}
         for start in range(0, len(samples), batch):
             chunk = samples[start:start + batch]
-            inputs, logits, logits64, natives = engines(chunk)
-            hidden = np.array(_score_hidden(engines.model, inputs))
-            for i, (s, theirs) in enumerate(zip(chunk, natives)):
+            out = engines(chunk)
+            hidden = np.array(_score_hidden(engines.model, out["inputs"]))
+            for i, (s, theirs) in enumerate(zip(chunk, out["native"])):
                 n = len(s["target_policy"])
-                row = logits[i, :n]
+                row, wide, centred = out["plain"][i, :n], out["plain64"][i, :n], out["centred"][i, :n]
                 top = np.sort(row)[-2:]
                 stats["abs"].extend(np.abs(row).tolist())
                 stats["spread"].append(float(row.max() - row.min()))
                 stats["tied"] += int(top[0] == top[1])
-                stats["differs"] += int(np.argmax(row) != np.argmax(logits64[i, :n]))
+                stats["differs"] += int(np.argmax(row) != np.argmax(wide))
+                stats["players"] += int(np.argmax(centred) != np.argmax(wide))
                 if theirs is not None:
-                    stats["native"] += int(np.argmax(row) != np.argmax(np.asarray(theirs["logits"])[:n]))
+                    stats["native"] += int(np.argmax(centred) != np.argmax(np.asarray(theirs["logits"])[:n]))
                 on = hidden[i, :n] > 0
                 stats["on"].append(on.all(0).mean())
                 stats["off"].append((~on).all(0).mean())
@@ -64,6 +70,7 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
                      "spread": float(np.mean(stats["spread"])),
                      "top_tied": stats["tied"] / len(samples),
                      "argmax_f64_differs": stats["differs"] / len(samples),
+                     "players_f64_differs": stats["players"] / len(samples),
                      "native_differs": stats["native"] / len(samples) if engines.native else None,
                      "score_units_on": float(np.mean(stats["on"])),
                      "score_units_off": float(np.mean(stats["off"])),
@@ -72,10 +79,11 @@ def measure(data: str, students: list[str], decisions: int = 1500, batch: int = 
 
 
 class Engines:
-    """One student three ways: MLX in float32 (the training engine), the same weights in
-    float64, and the native engine (the players' default; None where it is not built).
-    `engines(samples)` -> (MLX inputs, float32 logits, float64 logits, native outputs) of a
-    chunk of dataset samples, logits [B, A] padded."""
+    """One student as the trainer and as the players compute it: MLX in float32 and the same
+    weights in float64, each as the plain sum of the score head (`centred=False`, the trainer's)
+    and centred (the players'), and the native engine (the players' default; None where it is
+    not built). `engines(samples)` -> {"inputs": the MLX inputs, "plain", "plain64", "centred",
+    "centred64": logits [B, A] padded, "native": its outputs} of a chunk of dataset samples."""
 
     def __init__(self, directory: str):
         import mlx.core as mx
@@ -90,17 +98,19 @@ class Engines:
         self.wide.set_dtype(mx.float64)
         self.native = native.NativeStudent(directory) if native.available() else None
 
-    def __call__(self, samples: list[dict]):
+    def __call__(self, samples: list[dict]) -> dict:
         import mlx.core as mx
 
         from openlandlord.distill.batches import collate, to_mx
 
         inputs = to_mx(collate(samples))
-        logits = np.array(self.model(inputs)["logits"])
         as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in inputs.items()}
-        logits64 = np.array(self.wide(as64)["logits"])
-        natives = self.native.forward_batch(samples) if self.native else [None] * len(samples)
-        return inputs, logits, logits64, natives
+        out = {"inputs": inputs,
+               "native": self.native.forward_batch(samples) if self.native else [None] * len(samples)}
+        for name, model, x in (("", self.model, inputs), ("64", self.wide, as64)):
+            out["plain" + name] = np.array(model(x, centred=False)["logits"])
+            out["centred" + name] = np.array(model(x)["logits"])
+        return out
 
 
 def _score_hidden(model, inputs):
@@ -124,6 +134,7 @@ def main(argv=None) -> int:
         ("student", lambda r: f"`{r['student']}`"), ("median abs logit", lambda r: f"{r['median_abs_logit']:,.0f}"),
         ("float32 step", lambda r: f"{r['ulp']:.4f}"), ("spread", lambda r: f"{r['spread']:.2f}"),
         ("top two tied", share("top_tied")), ("argmax moves in float64", share("argmax_f64_differs")),
+        ("the players' argmax moves in float64", share("players_f64_differs")),
         ("native and MLX choose apart", share("native_differs")),
         ("score units on / off / mixed", lambda r: f"{r['score_units_on']:.2f} / {r['score_units_off']:.2f} / "
                                                    f"{r['score_units_mixed']:.2f}")])

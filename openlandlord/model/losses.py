@@ -89,7 +89,7 @@ PARTS = ("policy", "value", "belief")
 
 def loss_fn(model, batch: dict):
     """For nn.value_and_grad(model, loss_fn): the total first, the parts after it."""
-    total, parts = student_loss(model(batch), batch, model.config)
+    total, parts = student_loss(model(batch, centred=False), batch, model.config)
     return total, parts
 
 
@@ -103,7 +103,7 @@ def make_loss_fn(regret_weight: float = 0.0, center_weight: float = 0.0):
         return loss_fn
 
     def weighted_loss_fn(model, batch: dict):
-        return student_loss(model(batch), batch, model.config, regret_weight, center_weight)
+        return student_loss(model(batch, centred=False), batch, model.config, regret_weight, center_weight)
     weighted_loss_fn.part_names = (PARTS + ("regret",) * (regret_weight > 0)
                                    + ("center",) * (center_weight > 0))
     return weighted_loss_fn

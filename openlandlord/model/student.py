@@ -354,31 +354,58 @@ class LandlordFormerLite(nn.Module):
         maximum = (h * m + (m - 1.0) * MASK_VALUE).max(axis=1)
         return total, count, maximum
 
+    def _score_parts(self, embeddings, pooled, role):
+        """-> (each action's embedding, role-adapted [B, A, d]; the Deep Sets summary of the
+        legal set [B, d], or None without it): what the score head adds up."""
+        cfg = self.config
+        x = self.action_adapter(embeddings, role) if cfg.use_adapters else embeddings
+        if not cfg.use_deep_sets:
+            return x, None
+        total, count, maximum = pooled
+        mean = total / mx.maximum(count, 1.0)
+        return x, self.set_rho(mx.concatenate([mean, maximum], axis=-1))
+
     def score_preactivation(self, embeddings, pooled, role):
         """-> the score head's hidden layer before its ReLU [B, A, d]: each action's embedding
         (role-adapted) plus the Deep Sets summary of the legal set, through `score_hidden`."""
-        cfg = self.config
-        x = self.action_adapter(embeddings, role) if cfg.use_adapters else embeddings
-        if cfg.use_deep_sets:
-            total, count, maximum = pooled
-            mean = total / mx.maximum(count, 1.0)
-            x = x + self.set_rho(mx.concatenate([mean, maximum], axis=-1))[:, None, :]
-        return self.score_hidden(x)
+        x, summary = self._score_parts(embeddings, pooled, role)
+        return self.score_hidden(x if summary is None else x + summary[:, None, :])
 
-    def score(self, embeddings, pooled, role, action_mask=None):
-        """-> logits [B, A]; with `action_mask`, padding slots get -MASK_VALUE."""
-        logits = self.score_out(nn.relu(self.score_preactivation(embeddings, pooled, role)))[..., 0]
+    def score(self, embeddings, pooled, role, action_mask=None, centred=True):
+        """-> logits [B, A]; with `action_mask`, padding slots get -MASK_VALUE.
+
+        `centred` (the players' and exports' form): the same logits less a constant common to
+        the decision's moves, so the same softmax and argmax, computed without that constant.
+        The hidden unit relu(h + c), h = score_hidden(action) and c = W_hidden summary common
+        to the moves, is computed as relu(h + c) - relu(c): c > 0 ? max(h, -c) : max(h + c, 0);
+        and score_out's bias is left out. A drifted student's large summary (docs/training.md,
+        "The scale of the scores") then no longer swamps its moves' differences in float32.
+        `centred=False` is the plain sum, the function the trainer fits (its loss, val metrics
+        and centering term)."""
+        x, summary = self._score_parts(embeddings, pooled, role)
+        if not centred:
+            hidden = nn.relu(self.score_hidden(x if summary is None else x + summary[:, None, :]))
+            logits = self.score_out(hidden)[..., 0]
+        else:
+            hidden = self.score_hidden(x)
+            if summary is None:
+                hidden = nn.relu(hidden)
+            else:
+                c = (summary @ self.score_hidden.weight.T)[:, None, :]
+                hidden = mx.where(c > 0, mx.maximum(hidden, -c), mx.maximum(hidden + c, 0.0))
+            logits = (hidden @ self.score_out.weight.T)[..., 0]
         if action_mask is not None:
             logits = logits * action_mask + (action_mask - 1.0) * MASK_VALUE
         return logits
 
-    def __call__(self, batch: dict) -> dict:
+    def __call__(self, batch: dict, centred: bool = True) -> dict:
+        """The whole forward pass; `centred` as in `score` (the trainer passes False)."""
         memory, memory_mask, belief, value = self.encode_state(
             batch["state_tokens"], batch["state_mask"], batch["role"],
             batch["unseen"], batch["capacity"], batch["void"])
         embeddings = self.embed_actions(memory, memory_mask, batch["actions"], batch["role"])
         pooled = self.pool(embeddings, batch["action_mask"])
-        logits = self.score(embeddings, pooled, batch["role"], batch["action_mask"])
+        logits = self.score(embeddings, pooled, batch["role"], batch["action_mask"], centred)
         return {"logits": logits, "value": value, **belief}
 
 

@@ -323,23 +323,40 @@ static void ol_forward(const OlModel *m, const float *tokens, int T, const float
             }
         }
     }
-    /* Pass 2: score each action with the role adapter and the pooled set summary. */
-    float *rho = tmp;
+    /* Pass 2: score each action with the role adapter and the pooled set summary. The
+     * hidden unit relu(h + c), h = score_hidden(action), c = W_hidden rho common to the
+     * moves, is computed as relu(h + c) - relu(c) (the MLX student's centred `score`): the
+     * same softmax and argmax without the decision's common part or score_out's bias,
+     * which a drifted student's large summary would otherwise make swamp the moves'
+     * differences in float32. */
+    float *rho = tmp, *common = tmp + dp;
     if (m->use_deep_sets) {
         float count = A > 1 ? (float)A : 1.0f;
         for (int j = 0; j < d; j++) { joined[j] = pool_sum[j] / count; joined[d + j] = pool_max[j]; }
         ol_linear(m->k, joined, 1, 2 * d, &m->set_rho, rho, 0);
+        OlLinear bare = m->score_hidden;
+        bare.b = NULL;
+        ol_linear(m->k, rho, 1, dp, &bare, common, 0);
     }
+    const int hp = m->score_hidden.outp;
+    OlLinear score_out = m->score_out;   /* its bias is common to the moves: left out */
+    score_out.b = NULL;
     for (int a0 = 0; a0 < A; a0 += OL_BLOCK) {
         const int n = A - a0 < OL_BLOCK ? A - a0 : OL_BLOCK;
         float *x = w.act;
         memcpy(x, w.emb + (size_t)a0 * dp, sizeof(float) * (size_t)n * dp);
         if (m->use_adapters)
             ol_adapter(m->k, x, n, dp, &m->action_down[role], &m->action_up[role], w.h, w.q);
+        ol_linear(m->k, x, n, dp, &m->score_hidden, w.h, !m->use_deep_sets);
         if (m->use_deep_sets)
-            for (int i = 0; i < n; i++) ol_add(x + (size_t)i * dp, rho, dp);
-        ol_linear(m->k, x, n, dp, &m->score_hidden, w.h, 1);
-        ol_linear(m->k, w.h, n, dp, &m->score_out, w.q, 0);
+            for (int i = 0; i < n; i++) {
+                float *h = w.h + (size_t)i * hp;
+                for (int j = 0; j < hp; j++) {
+                    const float c = common[j], v = h[j];
+                    h[j] = c > 0.0f ? (v > -c ? v : -c) : (v + c > 0.0f ? v + c : 0.0f);
+                }
+            }
+        ol_linear(m->k, w.h, n, hp, &score_out, w.q, 0);
         for (int i = 0; i < n; i++) logits[a0 + i] = w.q[(size_t)i * m->score_out.outp];
     }
 }
