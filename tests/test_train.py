@@ -365,7 +365,7 @@ def test_val_regret_is_the_teacher_score_given_up():
     """val_regret: the teacher's best score minus its score of the student's argmax."""
     class Fixed:
         """A stand-in model whose logits prefer slot 1 everywhere."""
-        def __call__(self, inputs):
+        def __call__(self, inputs, centred=True):  # the student's call (metrics pass centred=False)
             b, a = inputs["action_mask"].shape
             logits = mx.broadcast_to(mx.array([0.0, 1.0] + [-1.0] * (a - 2)), (b, a))
             return {"logits": logits, "value": mx.zeros((b,))}
