@@ -9,7 +9,11 @@
 #      the shipped soup's parts were made), `centred` from data/runs/rebase/recentred
 #      (docs/examples/classic_rebase.sh) with the centering term at 1e-3;
 #   3. each against the shipped student on shengji-classic-bids-dev-1500 (3,000 games, own
-#      declarations and burial), and `centred` against `drifted` on the same games.
+#      declarations and burial), and `centred` against `drifted` on the same games;
+#   4. the same two fine-tunes (`drifted-b`, `centred-b`) on those deals and 3,000 listed burials
+#      of the same search (`--phases bury`, the shipped student playing the rest, seed 98), as
+#      the shipped round's data held (its deals bury card by card, the student buries from the
+#      list), and the same three matches.
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -33,16 +37,28 @@ h2h() {  # NAME AGENT OPPONENT
 h2h drifted-vs-shipped student:$out/drifted student:$shipped
 h2h centred-vs-shipped student:$out/centred student:$shipped
 h2h centred-vs-drifted student:$out/centred student:$out/drifted
+[ -f "$out/bury/manifest.json" ] || openlandlord generate "${classic[@]}" \
+  --teacher pimc:objective=points,worlds=256,burial=listed --phases bury --rest student:$shipped \
+  --deals 3000 --out "$out/bury" --workers 2 --seed 98 > "$out/gen-bury.log" 2>&1
+mkdir -p "$out/union"
+for d in any bury; do ln -sfn "$(realpath "$out/$d")" "$out/union/$d"; done
+train drifted-b "$out/union" "${schedule[@]}" --set init=$shipped &
+train centred-b "$out/union" "${schedule[@]}" --set init=$start --set logit_center_weight=0.001 &
+wait
+h2h drifted-b-vs-shipped student:$out/drifted-b student:$shipped
+h2h centred-b-vs-shipped student:$out/centred-b student:$shipped
+h2h centred-b-vs-drifted-b student:$out/centred-b student:$out/drifted-b
 python - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-for s in ("drifted", "centred"):
+for s in ("drifted", "centred", "drifted-b", "centred-b"):
     m = json.load(open(f"{out}/{s}/config.json"))["metrics"]
     print(f"{s:8s} val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}  "
           f"logit offset {m.get('val_logit_offset', float('nan')):.3g}")
-for name in ("drifted-vs-shipped", "centred-vs-shipped", "centred-vs-drifted"):
+for name in ("drifted-vs-shipped", "centred-vs-shipped", "centred-vs-drifted", "drifted-b-vs-shipped",
+             "centred-b-vs-shipped", "centred-b-vs-drifted-b"):
     r = json.load(open(f"{out}/evals/{name}.json"))
     lo, hi = r["mean_points_ci95"]
-    print(f"{name:19s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  levels {r['mean_score']:+.3f}  "
+    print(f"{name:23s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  levels {r['mean_score']:+.3f}  "
           f"win {r['win_rate']:.3f}")
 PY
