@@ -60,6 +60,11 @@ class TrainConfig:
     # Weight of the logit-centering term (model.losses.student_loss): each decision's mean
     # legal logit squared, which keeps the scores where float32 resolves them; 0 = off.
     logit_center_weight: float = 0.0
+    # Fit the players' centred scores (model.student `score(centred=True)`: the same softmax,
+    # without the part common to a decision's moves) instead of the plain sum; the val
+    # metrics stay the plain sum's. For drifted lineages, whose plain sum float32 resolves
+    # coarsely (docs/training.md, "The players' scores").
+    centred_scores: bool = False
     # Train only on decisions taken with at most this many cards in the seat's hand (an
     # endgame fine-tune); 0 = every decision. The val split stays whole.
     max_hand: int = 0

@@ -160,7 +160,7 @@ def _train(data: str, out_dir: Path, cfg: TrainConfig, resume: bool, stop_after,
     val_samples = load_split(ds, "val", rank, size, cfg.target_temperature)
     steps_per_epoch = len(epoch_batches(counts, cfg, 1))
     trainer = Trainer(cfg, mcfg, steps_per_epoch * cfg.epochs, group,
-                      loss=make_loss_fn(cfg.regret_weight, cfg.logit_center_weight))
+                      loss=make_loss_fn(cfg.regret_weight, cfg.logit_center_weight, cfg.centred_scores))
     # The regret term's targets are made per batch, only for a run that uses the term.
     regret_temperature = game_spec(ds.game).teacher_temperature if cfg.regret_weight > 0 else None
     # The start a fine-tune took, by content (its folder may later hold another student: a

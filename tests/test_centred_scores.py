@@ -9,6 +9,7 @@ of the scores"). A student drifted the same way here (a large set_rho bias, thro
 score_out weights) keeps the float64 moves in every engine once centred."""
 import mlx.core as mx
 import numpy as np
+import pytest
 import torch
 
 from openlandlord.model import LandlordFormerLite, ModelConfig, native, save_checkpoint
@@ -79,3 +80,29 @@ def test_drifted_student_keeps_its_float64_moves_when_centred_regression(tmp_pat
                                for o in outs])) == moves(truth)
         for b, out in enumerate(outs):
             np.testing.assert_allclose(out["logits"], centred[b, mask[b]], rtol=1e-5, atol=1e-3)
+
+
+def test_training_on_centred_scores_fits_the_same_loss():
+    # `--set centred_scores=true`: the loss on the players' centred scores equals the plain
+    # one where float32 resolves both (the softmax ignores the common part), and stays finite
+    # and resolved on a drifted student where the plain sum's policy term is rounded.
+    from openlandlord.model.losses import loss_fn, make_loss_fn
+
+    model, cfg = drifted(4, 0.3)
+    batch = {k: mx.array(v) for k, v in random_batch(cfg, 8, 9, 13, np.random.default_rng(5)).items()}
+    centred_fn = make_loss_fn(centred=True)
+    plain, plain_parts = loss_fn(model, batch)
+    total, parts = centred_fn(model, batch)
+    assert centred_fn.part_names == loss_fn.part_names
+    assert set(parts) == set(plain_parts)
+    for name in parts:
+        assert float(parts[name]) == pytest.approx(float(plain_parts[name]), rel=1e-4, abs=1e-5), name
+    assert float(total) == pytest.approx(float(plain), rel=1e-4)
+    model, cfg = drifted(4, 1e6)
+    wide, _ = drifted(4, 1e6)
+    wide.set_dtype(mx.float64)
+    as64 = {k: v.astype(mx.float64) if v.dtype == mx.float32 else v for k, v in batch.items()}
+    truth = float(loss_fn(wide, as64)[1]["policy"])  # the policy part in float64
+    centred_error = abs(float(centred_fn(model, batch)[1]["policy"]) - truth)
+    assert centred_error < 1e-3
+    assert abs(float(loss_fn(model, batch)[1]["policy"]) - truth) > centred_error

@@ -96,14 +96,16 @@ def loss_fn(model, batch: dict):
 loss_fn.part_names = PARTS
 
 
-def make_loss_fn(regret_weight: float = 0.0, center_weight: float = 0.0):
+def make_loss_fn(regret_weight: float = 0.0, center_weight: float = 0.0, centred: bool = False):
     """The distillation loss of a training run: `loss_fn`, or with `regret_weight` or
-    `center_weight` > 0 the same plus those terms. `part_names` lists the parts it returns."""
-    if regret_weight <= 0 and center_weight <= 0:
+    `center_weight` > 0 the same plus those terms, or with `centred` the same on the players'
+    centred scores (the same softmax; the centering term then holds their mean). `part_names`
+    lists the parts it returns."""
+    if regret_weight <= 0 and center_weight <= 0 and not centred:
         return loss_fn
 
     def weighted_loss_fn(model, batch: dict):
-        return student_loss(model(batch, centred=False), batch, model.config, regret_weight, center_weight)
+        return student_loss(model(batch, centred=centred), batch, model.config, regret_weight, center_weight)
     weighted_loss_fn.part_names = (PARTS + ("regret",) * (regret_weight > 0)
                                    + ("center",) * (center_weight > 0))
     return weighted_loss_fn
