@@ -13,7 +13,9 @@
 #   4. the same two fine-tunes (`drifted-b`, `centred-b`) on those deals and 3,000 listed burials
 #      of the same search (`--phases bury`, the shipped student playing the rest, seed 98), as
 #      the shipped round's data held (its deals bury card by card, the student buries from the
-#      list), and the same three matches.
+#      list), and the same three matches;
+#   5. `drifted-bc`: `drifted-b` trained on the players' centred scores (`centred_scores=true`),
+#      against the shipped student and against `drifted-b`.
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -48,15 +50,18 @@ wait
 h2h drifted-b-vs-shipped student:$out/drifted-b student:$shipped
 h2h centred-b-vs-shipped student:$out/centred-b student:$shipped
 h2h centred-b-vs-drifted-b student:$out/centred-b student:$out/drifted-b
+train drifted-bc "$out/union" "${schedule[@]}" --set init=$shipped --set centred_scores=true
+h2h drifted-bc-vs-shipped student:$out/drifted-bc student:$shipped
+h2h drifted-bc-vs-drifted-b student:$out/drifted-bc student:$out/drifted-b
 python - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-for s in ("drifted", "centred", "drifted-b", "centred-b"):
+for s in ("drifted", "centred", "drifted-b", "centred-b", "drifted-bc"):
     m = json.load(open(f"{out}/{s}/config.json"))["metrics"]
     print(f"{s:8s} val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}  "
           f"logit offset {m.get('val_logit_offset', float('nan')):.3g}")
 for name in ("drifted-vs-shipped", "centred-vs-shipped", "centred-vs-drifted", "drifted-b-vs-shipped",
-             "centred-b-vs-shipped", "centred-b-vs-drifted-b"):
+             "centred-b-vs-shipped", "centred-b-vs-drifted-b", "drifted-bc-vs-shipped", "drifted-bc-vs-drifted-b"):
     r = json.load(open(f"{out}/evals/{name}.json"))
     lo, hi = r["mean_points_ci95"]
     print(f"{name:23s} points {r['mean_points']:+.2f} [{lo:+.2f}, {hi:+.2f}]  levels {r['mean_score']:+.3f}  "
