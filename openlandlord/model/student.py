@@ -368,7 +368,9 @@ class LandlordFormerLite(nn.Module):
     def score_preactivation(self, embeddings, pooled, role):
         """-> the score head's hidden layer before its ReLU [B, A, d]: each action's embedding
         (role-adapted) plus the Deep Sets summary of the legal set, through `score_hidden`."""
-        x, summary = self._score_parts(embeddings, pooled, role)
+        return self._plain_preactivation(*self._score_parts(embeddings, pooled, role))
+
+    def _plain_preactivation(self, x, summary):
         return self.score_hidden(x if summary is None else x + summary[:, None, :])
 
     def score(self, embeddings, pooled, role, action_mask=None, centred=True):
@@ -384,8 +386,7 @@ class LandlordFormerLite(nn.Module):
         and centering term)."""
         x, summary = self._score_parts(embeddings, pooled, role)
         if not centred:
-            hidden = nn.relu(self.score_hidden(x if summary is None else x + summary[:, None, :]))
-            logits = self.score_out(hidden)[..., 0]
+            logits = self.score_out(nn.relu(self._plain_preactivation(x, summary)))[..., 0]
         else:
             hidden = self.score_hidden(x)
             if summary is None:
