@@ -1,0 +1,31 @@
+"""Diagnostic: the student with its belief head's opinion replaced by a uniform one over the
+compositions the public facts allow (what a seat can count, not what it infers from play).
+Usage: python belief_uniform.py on|off -- <openlandlord eval args>  (run with --workers 1)."""
+import sys
+
+import mlx.core as mx
+
+from openlandlord.model import student as S
+
+
+def uniform_call(self, summary, unseen, capacity, void):
+    allowed = self.allowed(unseen, capacity, void)
+    logits = (allowed - 1.0) * S.MASK_VALUE
+    probs = mx.softmax(logits, axis=-1)
+    shared = probs @ self._compositions[:, :-1].astype(mx.float32)
+    rest = unseen.astype(mx.float32) - shared.sum(axis=-1)
+    return logits, probs, mx.concatenate([shared, rest[..., None]], axis=-1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("on", "off"):
+        print("usage: belief_uniform.py on|off -- EVAL-ARGS (the uniform belief on, or the learnt one)",
+              file=sys.stderr)
+        sys.exit(2)
+    mode, rest = sys.argv[1], sys.argv[2:]
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if mode == "on":
+        S.BeliefHead.__call__ = uniform_call
+    from openlandlord.cli import main
+    sys.exit(main(rest))
