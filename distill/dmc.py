@@ -104,6 +104,12 @@ class DmcConfig:
     # learned towards the `--anchor` student's scores, so the play stays the anchor's while the
     # bids learn from what they win with it. Exploration (`epsilon`) is in the learned phases only.
     learn_phases: list = dataclasses.field(default_factory=list)
+    # Only these roles' play learned from its returns (`--learn-roles landlord`, Dou Dizhu's role
+    # names; empty = every role): the other roles act greedily and `anchor_share * chunk` of their
+    # decisions, a uniform draw, are learned towards the `--anchor` student's scores, as
+    # `learn_phases` keeps the play. Self-play that gains in one role and loses in the others
+    # (docs/models.md, the soup rounds) can so keep the one and hold the others.
+    learn_roles: list = dataclasses.field(default_factory=list)
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -120,6 +126,17 @@ class DmcConfig:
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
         self._check_values("--cycle", self.cycle)
+        if self.learn_roles:
+            from openlandlord.games import spec
+            if self.game != "doudizhu":
+                raise UserError("dmc: --learn-roles is for Dou Dizhu (whose roles are the student's roles)")
+            roles = spec(self.game).roles
+            if any(r not in roles for r in self.learn_roles) or len(set(self.learn_roles)) >= len(roles):
+                raise UserError(f"dmc: --learn-roles takes some, not all, of {', '.join(roles)}; "
+                                f"got {','.join(self.learn_roles)}")
+            if not self.anchor or self.learn_phases:
+                raise UserError("dmc: --learn-roles needs --anchor DIR (the student whose other roles' play "
+                                "is kept) and no --learn-phases")
         if self.anchor and not self.learn_phases:
             from openlandlord.games import spec
             if spec(self.game).bidding_role is None:
@@ -163,6 +180,13 @@ class DmcConfig:
         """The game options chunk `chunk` plays."""
         return self._in_turn(self.cycle, chunk)
 
+    def learned_role_ids(self) -> set | None:
+        """The student's role indices whose play learns from returns (None: every role)."""
+        if not self.learn_roles:
+            return None
+        from openlandlord.games import spec
+        return {spec(self.game).roles.index(r) for r in self.learn_roles}
+
     def anchor_options_of(self, chunk: int) -> dict:
         """The game options of chunk `chunk`'s anchored bidding games."""
         return self._in_turn(self.anchor_flows, chunk)
@@ -171,7 +195,7 @@ class DmcConfig:
         """Everything a resumed run must share with the run it continues. Fields added after
         the first runs are left out while they hold their defaults, so those runs resume."""
         later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus",
-                 "learn_phases"}
+                 "learn_phases", "learn_roles"}
         default = DmcConfig()
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k != "decisions" and not (k in later and v == getattr(default, k))}
@@ -214,12 +238,14 @@ def chunk_seed(seed: int, chunk: int) -> int:
     return int(np.random.SeedSequence([seed, chunk, 0xD3C]).generate_state(1, np.uint32)[0])
 
 
-def act(student, env, obs, rng, epsilon: float, void, explore=None) -> tuple[np.ndarray, list[dict], int, int]:
+def act(student, env, obs, rng, epsilon: float, void, explore=None,
+        roles=None) -> tuple[np.ndarray, list[dict], int, int]:
     """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
     featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
     `choice` (the index played in its legal list); epsilon-greedy on the student's logits.
     With `explore` (a set of phases) a row also has its `phase` (env.phase), and only those
-    phases explore; the others are greedy."""
+    phases explore; the others are greedy. With `roles` (a set of role indices) only those
+    roles explore."""
     n_envs = len(obs["role"])
     acts = np.empty(n_envs, np.int64)
     rows, legal = [], []
@@ -240,7 +266,8 @@ def act(student, env, obs, rng, epsilon: float, void, explore=None) -> tuple[np.
             rows[-1]["phase"] = env.phase(i)
     for row, out in zip(rows, student.forward_batch(rows)):
         i = row["env"]
-        if (explore is None or row["phase"] in explore) and rng.random() < epsilon:
+        if ((explore is None or row["phase"] in explore) and (roles is None or row["role"] in roles)
+                and rng.random() < epsilon):
             k = int(rng.integers(len(legal[i])))
             explored += 1
         else:
@@ -255,8 +282,9 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     finished games are collected: (samples, stats). A sample is the featurizer's arrays of the
     decision, `choice` (the index played in its legal list), `target` (G, value units) and
     `game` (which of the chunk's finished games it is from). With `cfg.learn_phases` only
-    those phases' decisions count and take their returns; `anchor_share * want` of the others,
-    a uniform draw (reservoir), are added labelled by `anchor` (DmcConfig.learn_phases)."""
+    those phases' decisions count and take their returns (with `cfg.learn_roles`, those roles');
+    `anchor_share * want` of the others, a uniform draw (reservoir), are added labelled by
+    `anchor` (DmcConfig.learn_phases, DmcConfig.learn_roles)."""
     from openlandlord.envs import VecEnv
     from openlandlord.games import spec
 
@@ -272,18 +300,19 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     explored = 0
     first_seat_payoff = 0.0
     phases = set(cfg.learn_phases) or None
+    roles = cfg.learned_role_ids()
     others: list[dict] = []
-    keep = max(1, round(cfg.anchor_share * want)) if phases else 0
+    keep = max(1, round(cfg.anchor_share * want)) if phases or roles else 0
     seen_others = 0
     draw = np.random.default_rng([seed, 0xB1D])
     started = time.perf_counter()
     while len(samples) < want:
-        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases)
+        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases, roles)
         forced += n_forced
         explored += n_explored
         for row in rows:
             i = row.pop("env")
-            if phases is None or row["phase"] in phases:
+            if (phases is None or row["phase"] in phases) and (roles is None or row["role"] in roles):
                 pending[i].append(row)
                 continue
             seen_others += 1                        # reservoir sampling (Algorithm R)
@@ -313,6 +342,9 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
              "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
     if phases:
         stats["by_phase"] = {p: sum(r["phase"] == p for r in samples) for p in sorted(phases)}
+    if roles:
+        stats["by_role"] = {game.roles[i]: sum(r["role"] == i for r in samples) for i in sorted(roles)}
+    if phases or roles:
         samples += label_by_anchor(others, anchor)
         stats["anchored"] = len(others)
     return samples, stats
@@ -480,12 +512,14 @@ def run_dmc(init: str, out: str, cfg: DmcConfig, force: bool = False, stop_after
             want = min(cfg.chunk, cfg.decisions - learned)
             student = native_from(trainer.model, trainer.mcfg)
             samples, stats = collect(student, cfg, chunk, want, trainer.mcfg.value_scale,
-                                     anchor if cfg.learn_phases else None)
+                                     anchor if cfg.learn_phases or cfg.learn_roles else None)
             played_out = stats["decisions"]
             if anchor is not None and not cfg.learn_phases:
                 bids, anchor_stats = collect_anchored(student, anchor, cfg, chunk,
                                                       max(1, round(cfg.anchor_share * want)))
                 samples += bids
+                # with --learn-roles the chunk has anchored plays too: count both
+                anchor_stats["anchored"] += stats.get("anchored", 0)
                 stats.update(anchor_stats)
             losses = learn(trainer, samples, chunk)
             learned += played_out
@@ -533,7 +567,8 @@ def run(args) -> int:
                     anchor=args.anchor or "", anchor_flows=parse_cycle(args.anchor_flows),
                     anchor_share=args.anchor_share, anchor_weight=args.anchor_weight,
                     win_bonus=args.win_bonus,
-                    learn_phases=args.learn_phases.split(",") if args.learn_phases else [])
+                    learn_phases=args.learn_phases.split(",") if args.learn_phases else [],
+                    learn_roles=args.learn_roles.split(",") if args.learn_roles else [])
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

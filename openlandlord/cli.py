@@ -232,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     dmc.add_argument("--learn-phases", dest="learn_phases", default=None, metavar="KIND,...",
                      help="learn only these bidding phases from their returns (e.g. bury,declare for Shengji "
                           "classic); the play is kept --anchor's")
+    dmc.add_argument("--learn-roles", dest="learn_roles", default=None, metavar="ROLE,...",
+                     help="Dou Dizhu: learn only these roles' play from its returns (e.g. landlord); the "
+                          "other roles' play is kept --anchor's, as --learn-phases keeps it")
     dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
                      help="add this times the sign of the return to it (in value units): wins count above their stake")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")

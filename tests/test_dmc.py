@@ -338,6 +338,57 @@ def test_learn_phases_refuses_what_cannot_apply(capsys, tmp_path):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_learn_roles_learns_the_landlord_by_returns_and_anchors_the_farmers():
+    """`--learn-roles landlord --anchor DIR` (Dou Dizhu): only the landlord's decisions take
+    their returns (and the exploration); a uniform draw of the farmers' decisions,
+    `anchor_share` of the chunk, is labelled with the anchor's softmax and value, and the
+    farmers play greedily on the student's logits even at epsilon 1."""
+    student = NativeStudent(SHIPPED)
+    cfg = tiny(envs=8, epsilon=1.0, anchor=SHIPPED, anchor_flows={"bidding": ["call-rob"]},
+               learn_roles=["landlord"], anchor_share=0.5)
+    samples, stats = dmc.collect(student, cfg, 1, 120, student.config.value_scale, NativeStudent(SHIPPED))
+    learned = [s for s in samples if not s["anchored"]]
+    kept = [s for s in samples if s["anchored"]]
+    assert len(learned) == stats["decisions"] >= 120 and stats["by_role"] == {"landlord": len(learned)}
+    assert {s["role"] for s in learned} == {0}
+    assert len(kept) == stats["anchored"] == 60 and {s["role"] for s in kept} == {1, 2}
+    assert stats["explored"] >= len(learned) // 2          # epsilon 1 in the learned role only
+    for row, out in zip(kept, student.forward_batch(kept)):
+        logits = np.asarray(out["logits"], np.float64)
+        soft = np.exp(logits - logits.max())
+        np.testing.assert_allclose(row["soft"], soft / soft.sum(), atol=1e-5)
+        assert row["choice"] == int(np.argmax(logits))    # the farmers: greedy
+    for s in learned:
+        assert -1.0 <= s["target"] <= 1.0 and 0 <= s["choice"] < len(s["actions"])
+
+
+def test_learn_roles_run_records_its_roles_resumes_and_refuses_what_cannot_apply(capsys, tmp_path):
+    cfg = tiny(envs=8, decisions=120, chunk=60, anchor=SHIPPED, anchor_flows={"bidding": ["points"]},
+               learn_roles=["landlord"], anchor_share=0.25)
+    dmc.run_dmc(SHIPPED, str(tmp_path / "run"), cfg, stop_after=1, progress=False)
+    dmc.run_dmc(SHIPPED, str(tmp_path / "run"), cfg, progress=False)
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["chunk"] for r in rows] == [1, 2]
+    assert all(set(r["by_role"]) == {"landlord"} and r["anchored"] > 15 for r in rows)  # farmers + bids
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["dmc"]["learn_roles"] == ["landlord"]
+    with pytest.raises(UserError, match="other settings"):
+        dmc.run_dmc(SHIPPED, str(tmp_path / "run"), dmc.DmcConfig(**{**cfg.__dict__, "learn_roles": ["landlord_up"]}),
+                    progress=False)
+    flows = {"anchor": SHIPPED, "anchor_flows": {"bidding": ["points"]}}
+    with pytest.raises(UserError, match="some, not all"):
+        tiny(**flows, learn_roles=["farmer"])
+    with pytest.raises(UserError, match="some, not all"):
+        tiny(**flows, learn_roles=["landlord", "landlord_down", "landlord_up"])
+    with pytest.raises(UserError, match="needs --anchor"):
+        tiny(learn_roles=["landlord"])
+    with pytest.raises(UserError, match="for Dou Dizhu"):
+        tiny(game="shengji", options={"rules": "classic"}, anchor=CLASSIC, learn_phases=["bury"],
+             learn_roles=["declarers"])
+    assert main(["dmc", "--game", "doudizhu", "--init", SHIPPED, "--out", str(tmp_path / "z"), "--decisions", "10",
+                 "--anchor", SHIPPED, "--anchor-flows", "bidding=points", "--learn-roles", "farmers"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 def test_regression_resume_refuses_an_init_or_anchor_replaced_under_the_same_path(tmp_path):
     """Regression: a resumed run compared its --init and --anchor by path only, so a student
     reshipped into the same folder was taken for the one the run began with (the anchor then
