@@ -110,6 +110,10 @@ class DmcConfig:
     # `learn_phases` keeps the play. Self-play that gains in one role and loses in the others
     # (docs/models.md, the soup rounds) can so keep the one and hold the others.
     learn_roles: list = dataclasses.field(default_factory=list)
+    # Which weights learn (`--train-only adapters`, "" = all): "adapters" freezes everything but
+    # the per-role low-rank adapters (RoleAdapter), so with `learn_roles` the other roles' and the
+    # bids' slices of them, and with them their play, stay exactly the start's.
+    train_only: str = ""
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -126,6 +130,8 @@ class DmcConfig:
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
         self._check_values("--cycle", self.cycle)
+        if self.train_only not in ("", "adapters"):
+            raise UserError(f"dmc: --train-only takes 'adapters', got {self.train_only!r}")
         if self.learn_roles:
             from openlandlord.games import spec
             if self.game != "doudizhu":
@@ -134,9 +140,14 @@ class DmcConfig:
             if any(r not in roles for r in self.learn_roles) or len(set(self.learn_roles)) >= len(roles):
                 raise UserError(f"dmc: --learn-roles takes some, not all, of {', '.join(roles)}; "
                                 f"got {','.join(self.learn_roles)}")
-            if not self.anchor or self.learn_phases:
+            if self.learn_phases or not (self.anchor or self.train_only):
                 raise UserError("dmc: --learn-roles needs --anchor DIR (the student whose other roles' play "
-                                "is kept) and no --learn-phases")
+                                "is kept) or --train-only adapters, and no --learn-phases")
+        if self.train_only:
+            if not self.learn_roles or self.anchor:
+                raise UserError("dmc: --train-only adapters needs --learn-roles and no --anchor (the other "
+                                "roles' adapters stay the start's exactly; anchored rows would only add "
+                                "rounding noise, which Adam scales up)")
         if self.anchor and not self.learn_phases:
             from openlandlord.games import spec
             if spec(self.game).bidding_role is None:
@@ -195,7 +206,7 @@ class DmcConfig:
         """Everything a resumed run must share with the run it continues. Fields added after
         the first runs are left out while they hold their defaults, so those runs resume."""
         later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus",
-                 "learn_phases", "learn_roles"}
+                 "learn_phases", "learn_roles", "train_only"}
         default = DmcConfig()
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k != "decisions" and not (k in later and v == getattr(default, k))}
@@ -302,7 +313,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     phases = set(cfg.learn_phases) or None
     roles = cfg.learned_role_ids()
     others: list[dict] = []
-    keep = max(1, round(cfg.anchor_share * want)) if phases or roles else 0
+    keep = max(1, round(cfg.anchor_share * want)) if (phases or roles) and anchor is not None else 0
     seen_others = 0
     draw = np.random.default_rng([seed, 0xB1D])
     started = time.perf_counter()
@@ -344,7 +355,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
         stats["by_phase"] = {p: sum(r["phase"] == p for r in samples) for p in sorted(phases)}
     if roles:
         stats["by_role"] = {game.roles[i]: sum(r["role"] == i for r in samples) for i in sorted(roles)}
-    if phases or roles:
+    if (phases or roles) and anchor is not None:
         samples += label_by_anchor(others, anchor)
         stats["anchored"] = len(others)
     return samples, stats
@@ -420,6 +431,12 @@ def make_trainer(cfg: DmcConfig, init: str):
     trainer = Trainer(plan, mcfg, 2 * max(cfg.warmup_steps, 1), mx.distributed.init(),
                       loss=lambda m, b: dmc_loss(m, b, coef, cfg.value_weight, anchor_weight))
     start_from(trainer, init, mcfg)
+    if cfg.train_only == "adapters":
+        if not mcfg.use_adapters:
+            raise UserError(f"dmc: --train-only adapters: the student in {init} has no role adapters")
+        trainer.model.freeze()
+        trainer.model.state_adapter.unfreeze()
+        trainer.model.action_adapter.unfreeze()
     return trainer, meta
 
 
@@ -568,7 +585,8 @@ def run(args) -> int:
                     anchor_share=args.anchor_share, anchor_weight=args.anchor_weight,
                     win_bonus=args.win_bonus,
                     learn_phases=args.learn_phases.split(",") if args.learn_phases else [],
-                    learn_roles=args.learn_roles.split(",") if args.learn_roles else [])
+                    learn_roles=args.learn_roles.split(",") if args.learn_roles else [],
+                    train_only=args.train_only or "")
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     dmc.add_argument("--learn-roles", dest="learn_roles", default=None, metavar="ROLE,...",
                      help="Dou Dizhu: learn only these roles' play from its returns (e.g. landlord); the "
                           "other roles' play is kept --anchor's, as --learn-phases keeps it")
+    dmc.add_argument("--train-only", dest="train_only", default=None, choices=("adapters",),
+                     help="learn only the per-role low-rank adapters (the rest frozen); with --learn-roles "
+                          "the other roles' play stays exactly --init's")
     dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
                      help="add this times the sign of the return to it (in value units): wins count above their stake")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")

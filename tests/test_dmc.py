@@ -389,6 +389,37 @@ def test_learn_roles_run_records_its_roles_resumes_and_refuses_what_cannot_apply
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_train_only_adapters_with_learn_roles_keeps_every_other_weight_exactly(tmp_path):
+    """`--train-only adapters --learn-roles landlord`: only the landlord's slices of the role
+    adapters move; every other weight, the farmers' and the bids' slices included, stays the
+    start's bit for bit, so the farmers' and the bids' scores are exactly the start's."""
+    from mlx.utils import tree_flatten
+
+    from openlandlord.model import load_checkpoint
+    cfg = tiny(envs=8, decisions=120, chunk=60, learn_roles=["landlord"], train_only="adapters", lr=1e-3)
+    dmc.run_dmc(SHIPPED, str(tmp_path / "run"), cfg, progress=False)
+    before = dict(tree_flatten(load_checkpoint(SHIPPED)[0].parameters()))
+    after = dict(tree_flatten(load_checkpoint(str(tmp_path / "run"))[0].parameters()))
+    moved = []
+    for name, value in before.items():
+        a, b = np.array(value), np.array(after[name])
+        if "adapter" in name:
+            np.testing.assert_array_equal(a[1:], b[1:], err_msg=name)   # the farmers' and the bids' slices
+            moved.append(not np.array_equal(a[0], b[0]))
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    assert moved == [True] * 4                                          # down and up of both adapters
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["dmc"]["train_only"] == "adapters"
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert all("anchored" not in r for r in rows)                      # nothing anchored: nothing to hold
+    with pytest.raises(UserError, match="--train-only takes"):
+        tiny(train_only="encoder")
+    with pytest.raises(UserError, match="needs --learn-roles and no --anchor"):
+        tiny(train_only="adapters")
+    with pytest.raises(UserError, match="needs --learn-roles and no --anchor"):
+        tiny(train_only="adapters", learn_roles=["landlord"], anchor=SHIPPED, anchor_flows={"bidding": ["points"]})
+
+
 def test_regression_resume_refuses_an_init_or_anchor_replaced_under_the_same_path(tmp_path):
     """Regression: a resumed run compared its --init and --anchor by path only, so a student
     reshipped into the same folder was taken for the one the run began with (the anchor then
