@@ -107,8 +107,8 @@ class DmcConfig:
     # Only these roles' play learned from its returns (`--learn-roles landlord`, Dou Dizhu's role
     # names; empty = every role): the other roles act greedily and `anchor_share * chunk` of their
     # decisions, a uniform draw, are learned towards the `--anchor` student's scores, as
-    # `learn_phases` keeps the play. Self-play that gains in one role and loses in the others
-    # (docs/models.md, the soup rounds) can so keep the one and hold the others.
+    # `learn_phases` keeps the play: one role learns by self-play while the others stay put
+    # (measured in docs/models.md, "The landlord alone by self-play": level).
     learn_roles: list = dataclasses.field(default_factory=list)
     # Which weights learn (`--train-only adapters`, "" = all): "adapters" freezes everything but
     # the per-role low-rank adapters (RoleAdapter), so with `learn_roles` the other roles' and the
