@@ -287,6 +287,18 @@ def per_deal(records: list[dict], key: str) -> np.ndarray:
     return np.array([np.mean(sums[d]) for d in sorted(sums)])
 
 
+def per_deal_role(records: list[dict], keys: tuple) -> dict:
+    """{role: {"deal": [deal indices], key: [the agent's mean of key in that role]}}: `per_deal`
+    by role, over the deals where the agent played the role (a bidding flow decides who is
+    landlord), so that `compare` can pair two evaluations role by role."""
+    out = {}
+    for role in sorted({r["role"] for r in records}):
+        games = [r for r in records if r["role"] == role]
+        out[role] = {"deal": sorted({r["deal"] for r in games}),
+                     **{key: per_deal(games, key).tolist() for key in keys}}
+    return out
+
+
 SLICE_ORDER = "23456789TJQKA"
 
 
@@ -413,6 +425,7 @@ def evaluate(game: str, agent: str, opponent: str, deal_set: dealsets.DealSet, s
     keys = ("win", "score") + (("points",) if records and "points" in records[0] else ()) \
         + (("douzero_points",) if protocol == "douzero" else ())
     result.update(per_deal={key: per_deal(records, key).tolist() for key in keys},
+                  per_deal_role=per_deal_role(records, keys),
                   workers=default_workers() if workers is None else workers,
                   seconds=time.perf_counter() - started, git_sha=git_sha())
     return result, records
@@ -486,7 +499,7 @@ def format_table(result: dict) -> str:
 
 def ledger_figures(result: dict) -> dict:
     """The result as the ledger keeps it: every figure, without the per-deal arrays."""
-    return {k: v for k, v in result.items() if k != "per_deal"}
+    return {k: v for k, v in result.items() if k not in ("per_deal", "per_deal_role")}
 
 
 def explicit_options(args) -> dict:

@@ -8,6 +8,11 @@ agents do, with the deal's luck cancelled; the paired bootstrap over deals
 (`stats.paired_bootstrap`) gives the CI of the mean difference. This is what an ablation
 wants (a player with and without one change, each against `rule:expert`), where a head to
 head would pit the two against each other instead.
+
+Where both results keep `per_deal_role`, the same is done role by role, over the deals where
+both agents played the role (`roles`). A head to head's per-role figures are the roles'
+payoffs, not gains (docs/evaluation.md); set beside the opponent against itself on the same
+deals (`eval --agent B --opponent B`), they become gains: `compare AvsB.json BvsB.json`.
 """
 from __future__ import annotations
 
@@ -83,6 +88,21 @@ def compare(a: dict, b: dict, *, seed: int = 0, names: tuple[str, str] = ("A", "
                                "deals_that_differ": sum(1 for p, q in zip(x, y) if p != q)}
     if not figures:
         raise UserError(f"{names[0]} and {names[1]} share no per-deal figure")
+    roles_a, roles_b = a.get("per_deal_role") or {}, b.get("per_deal_role") or {}
+    for r, role in enumerate(sorted(set(roles_a) & set(roles_b))):
+        ra, rb = roles_a[role], roles_b[role]
+        at = {d: i for i, d in enumerate(rb["deal"])}
+        both = [(i, at[d]) for i, d in enumerate(ra["deal"]) if d in at]
+        if not both:
+            continue
+        entry = {"deals": len(both)}
+        for i, key in enumerate(k for k in figures if k in ra and k in rb):
+            x = [ra[key][p] for p, _ in both]
+            y = [rb[key][q] for _, q in both]
+            diff, ci = stats.paired_bootstrap(x, y, seed=seed + 100 * (r + 1) + i)
+            entry[key] = {"agent": sum(x) / len(x), "baseline": sum(y) / len(y),
+                          "difference": diff, "difference_ci95": ci}
+        out.setdefault("roles", {})[role] = entry
     out["git_shas"] = [a.get("git_sha"), b.get("git_sha")]
     return out
 
@@ -103,6 +123,15 @@ def format_table(c: dict) -> str:
         diff = f"{f['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
         lines.append(f"{FIGURES.get(key, key):<16}{f['agent']:>+10.3f}{f['baseline']:>+10.3f}  "
                      f"{diff:<28}{f['deals_that_differ']}")
+    key = "points" if "points" in c["figures"] else "score"
+    roles = [(role, entry) for role, entry in c.get("roles", {}).items() if key in entry]
+    if roles:
+        lines.append(f"{FIGURES[key]} by role (the deals where both played it)")
+    for role, entry in roles:
+        f = entry[key]
+        lo, hi = f["difference_ci95"]
+        lines.append(f"  {role:<14}{f['agent']:>+10.3f}{f['baseline']:>+10.3f}  "
+                     f"{f['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}]".ljust(66) + f"{entry['deals']} deals")
     return "\n".join(lines)
 
 

@@ -42,9 +42,9 @@ EVAL_CASES = {
 # of a Dou Dizhu game (issue 19), what the bidding made of a game (issue 16) and a Shengji
 # deal's card points in `per_deal` (issue 19: two evaluations paired by deal), and what each
 # side played with beyond its spec (`engines`: a student's weights and forward engine; the
-# provenance of a result, not a figure of its play). Every figure the baseline holds is
-# still compared.
-ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding", "engines"}
+# provenance of a result, not a figure of its play), and `per_deal` by role (`per_deal_role`,
+# for `compare`'s per-role rows). Every figure the baseline holds is still compared.
+ADDED_FIGURES = {"per_trump", "per_trump_role", "bidding", "engines", "per_deal_role"}
 ADDED_PER_DEAL = {"points"}
 ADDED_RECORD_KEYS = {"slices", "douzero_points", "bidding"}
 

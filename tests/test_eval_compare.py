@@ -45,6 +45,34 @@ def test_compare_is_the_paired_bootstrap_of_the_per_deal_differences(tmp_path, l
     assert result["figures"]["points"]["agent"] == pytest.approx(ra["mean_points"])
 
 
+def test_compare_pairs_the_roles_so_a_head_to_head_reads_against_the_opponent_with_itself(
+        tmp_path, ledger_file, capsys):
+    """A head to head's per-role figures are the roles' payoffs; `per_deal_role` keeps them by
+    deal, and compare pairs two results role by role over the deals both played the role in:
+    A against B beside B against B reads as A's gain in each role."""
+    a = json.loads(evaluate(tmp_path, "ab", "rule", "random", "doudizhu", 6).read_text())
+    b = json.loads(evaluate(tmp_path, "bb", "random", "random", "doudizhu", 6).read_text())
+    for result in (a, b):
+        roles = result["per_deal_role"]
+        assert set(roles) == set(result["per_role"]) == {"landlord", "landlord_down", "landlord_up"}
+        for role, entry in roles.items():
+            assert entry["deal"] == list(range(6)) and set(entry) == {"deal", "win", "score"}
+            assert np.mean(entry["score"]) == pytest.approx(result["per_role"][role]["mean_score"])
+    result = compare.compare(a, b)
+    for role, entry in result["roles"].items():
+        x, y = np.array(a["per_deal_role"][role]["score"]), np.array(b["per_deal_role"][role]["score"])
+        assert entry["deals"] == 6 and entry["score"]["difference"] == pytest.approx(x.mean() - y.mean())
+    assert "mean score by role" in compare.format_table(result)
+    same = compare.compare(a, a)
+    assert all(e["score"]["difference"] == 0 for e in same["roles"].values())
+    older = {k: v for k, v in a.items() if k != "per_deal_role"}      # results written before it
+    assert "roles" not in compare.compare(older, b)
+    # a role played on other deals only is left out, not paired by position
+    shifted = json.loads(json.dumps(a))
+    shifted["per_deal_role"]["landlord"]["deal"] = list(range(10, 16))
+    assert "landlord" not in compare.compare(shifted, b)["roles"]
+
+
 def test_an_evaluation_compared_with_itself_differs_by_nothing(tmp_path, ledger_file):
     a = json.loads(evaluate(tmp_path, "a", "rule").read_text())
     result = compare.compare(a, a)
