@@ -104,8 +104,8 @@ class DmcConfig:
     # learned towards the `--anchor` student's scores, so the play stays the anchor's while the
     # bids learn from what they win with it. Exploration (`epsilon`) is in the learned phases only.
     learn_phases: list = dataclasses.field(default_factory=list)
-    # Only these roles' play learned from its returns (`--learn-roles landlord`, Dou Dizhu's role
-    # names; empty = every role): the other roles act greedily and `anchor_share * chunk` of their
+    # Only these roles' decisions learned from their returns (`--learn-roles landlord`: names of the
+    # student's own roles, its config's `role_names`; empty = every role): the other roles act greedily and `anchor_share * chunk` of their
     # decisions, a uniform draw, are learned towards the `--anchor` student's scores, as
     # `learn_phases` keeps the play: one role learns by self-play while the others stay put
     # (measured in docs/models.md, "The landlord alone by self-play": level).
@@ -133,13 +133,6 @@ class DmcConfig:
         if self.train_only not in ("", "adapters"):
             raise UserError(f"dmc: --train-only takes 'adapters', got {self.train_only!r}")
         if self.learn_roles:
-            from openlandlord.games import spec
-            if self.game != "doudizhu":
-                raise UserError("dmc: --learn-roles is for Dou Dizhu (whose roles are the student's roles)")
-            roles = spec(self.game).roles
-            if any(r not in roles for r in self.learn_roles) or len(set(self.learn_roles)) >= len(roles):
-                raise UserError(f"dmc: --learn-roles takes some, not all, of {', '.join(roles)}; "
-                                f"got {','.join(self.learn_roles)}")
             if self.learn_phases or not (self.anchor or self.train_only):
                 raise UserError("dmc: --learn-roles needs --anchor DIR (the student whose other roles' play "
                                 "is kept) or --train-only adapters, and no --learn-phases")
@@ -191,12 +184,15 @@ class DmcConfig:
         """The game options chunk `chunk` plays."""
         return self._in_turn(self.cycle, chunk)
 
-    def learned_role_ids(self) -> set | None:
-        """The student's role indices whose play learns from returns (None: every role)."""
+    def learned_role_ids(self, role_names: tuple) -> set | None:
+        """The student's role indices (`role_names`: its config's) that learn from returns
+        (None: every role); refuses names it lacks, and all of them."""
         if not self.learn_roles:
             return None
-        from openlandlord.games import spec
-        return {spec(self.game).roles.index(r) for r in self.learn_roles}
+        if any(r not in role_names for r in self.learn_roles) or len(set(self.learn_roles)) >= len(role_names):
+            raise UserError(f"dmc: --learn-roles takes some, not all, of the student's roles "
+                            f"({', '.join(role_names)}); got {','.join(self.learn_roles)}")
+        return {role_names.index(r) for r in self.learn_roles}
 
     def anchor_options_of(self, chunk: int) -> dict:
         """The game options of chunk `chunk`'s anchored bidding games."""
@@ -311,7 +307,7 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     explored = 0
     first_seat_payoff = 0.0
     phases = set(cfg.learn_phases) or None
-    roles = cfg.learned_role_ids()
+    roles = cfg.learned_role_ids(student.config.role_names)
     others: list[dict] = []
     keep = max(1, round(cfg.anchor_share * want)) if (phases or roles) and anchor is not None else 0
     seen_others = 0
@@ -354,7 +350,8 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     if phases:
         stats["by_phase"] = {p: sum(r["phase"] == p for r in samples) for p in sorted(phases)}
     if roles:
-        stats["by_role"] = {game.roles[i]: sum(r["role"] == i for r in samples) for i in sorted(roles)}
+        names = student.config.role_names
+        stats["by_role"] = {names[i]: sum(r["role"] == i for r in samples) for i in sorted(roles)}
     if (phases or roles) and anchor is not None:
         samples += label_by_anchor(others, anchor)
         stats["anchored"] = len(others)
@@ -431,6 +428,7 @@ def make_trainer(cfg: DmcConfig, init: str):
     trainer = Trainer(plan, mcfg, 2 * max(cfg.warmup_steps, 1), mx.distributed.init(),
                       loss=lambda m, b: dmc_loss(m, b, coef, cfg.value_weight, anchor_weight))
     start_from(trainer, init, mcfg)
+    cfg.learned_role_ids(mcfg.role_names)          # refuses roles the student lacks, before any play
     if cfg.train_only == "adapters":
         if not mcfg.use_adapters:
             raise UserError(f"dmc: --train-only adapters: the student in {init} has no role adapters")

@@ -233,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="learn only these bidding phases from their returns (e.g. bury,declare for Shengji "
                           "classic); the play is kept --anchor's")
     dmc.add_argument("--learn-roles", dest="learn_roles", default=None, metavar="ROLE,...",
-                     help="Dou Dizhu: learn only these roles' play from its returns (e.g. landlord); the "
-                          "other roles' play is kept --anchor's, as --learn-phases keeps it")
+                     help="learn only these roles' decisions from their returns (the student's role names, "
+                          "e.g. landlord); the other roles' play is kept --anchor's, as --learn-phases keeps it")
     dmc.add_argument("--train-only", dest="train_only", default=None, choices=("adapters",),
                      help="learn only the per-role low-rank adapters (the rest frozen); with --learn-roles "
                           "the other roles' play stays exactly --init's")

@@ -375,15 +375,19 @@ def test_learn_roles_run_records_its_roles_resumes_and_refuses_what_cannot_apply
         dmc.run_dmc(SHIPPED, str(tmp_path / "run"), dmc.DmcConfig(**{**cfg.__dict__, "learn_roles": ["landlord_up"]}),
                     progress=False)
     flows = {"anchor": SHIPPED, "anchor_flows": {"bidding": ["points"]}}
+    names = NativeStudent(SHIPPED).config.role_names
     with pytest.raises(UserError, match="some, not all"):
-        tiny(**flows, learn_roles=["farmer"])
+        tiny(**flows, learn_roles=["farmer"]).learned_role_ids(names)
     with pytest.raises(UserError, match="some, not all"):
-        tiny(**flows, learn_roles=["landlord", "landlord_down", "landlord_up"])
+        tiny(**flows, learn_roles=list(names)).learned_role_ids(names)
+    with pytest.raises(UserError, match="some, not all"):          # refused before any play
+        dmc.run_dmc(SHIPPED, str(tmp_path / "w"), tiny(**flows, learn_roles=["declarer"]), progress=False)
+    assert not (tmp_path / "w" / "metrics.jsonl").exists()
     with pytest.raises(UserError, match="needs --anchor"):
         tiny(learn_roles=["landlord"])
-    with pytest.raises(UserError, match="for Dou Dizhu"):
+    with pytest.raises(UserError, match="no --learn-phases"):
         tiny(game="shengji", options={"rules": "classic"}, anchor=CLASSIC, learn_phases=["bury"],
-             learn_roles=["declarers"])
+             learn_roles=["declarer"])
     assert main(["dmc", "--game", "doudizhu", "--init", SHIPPED, "--out", str(tmp_path / "z"), "--decisions", "10",
                  "--anchor", SHIPPED, "--anchor-flows", "bidding=points", "--learn-roles", "farmers"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
@@ -418,6 +422,17 @@ def test_train_only_adapters_with_learn_roles_keeps_every_other_weight_exactly(t
         tiny(train_only="adapters")
     with pytest.raises(UserError, match="needs --learn-roles and no --anchor"):
         tiny(train_only="adapters", learn_roles=["landlord"], anchor=SHIPPED, anchor_flows={"bidding": ["points"]})
+
+
+def test_learn_roles_names_the_students_own_roles_in_shengji_too():
+    """Roles are the student's (its config's `role_names`), so Shengji's seats from the dealer
+    work as Dou Dizhu's roles do: only the declarer's decisions learn, with the adapters alone."""
+    student = NativeStudent("data/models/shengji")
+    cfg = tiny(game="shengji", options={"trump_rank": "any"}, envs=4, learn_roles=["declarer"],
+               train_only="adapters")
+    samples, stats = dmc.collect(student, cfg, 1, 60, student.config.value_scale)
+    assert stats["by_role"] == {"declarer": len(samples)} and {s["role"] for s in samples} == {0}
+    assert "anchored" not in stats
 
 
 def test_regression_resume_refuses_an_init_or_anchor_replaced_under_the_same_path(tmp_path):
