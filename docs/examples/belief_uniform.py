@@ -3,18 +3,12 @@ compositions the public facts allow (what a seat can count, not what it infers f
 Usage: python belief_uniform.py on|off -- <openlandlord eval args>  (run with --workers 1)."""
 import sys
 
-import mlx.core as mx
-
 from openlandlord.model import student as S
 
 
 def uniform_call(self, summary, unseen, capacity, void):
-    allowed = self.allowed(unseen, capacity, void)
-    logits = (allowed - 1.0) * S.MASK_VALUE
-    probs = mx.softmax(logits, axis=-1)
-    shared = probs @ self._compositions[:, :-1].astype(mx.float32)
-    rest = unseen.astype(mx.float32) - shared.sum(axis=-1)
-    return logits, probs, mx.concatenate([shared, rest[..., None]], axis=-1)
+    """BeliefHead.__call__ with the learnt logits at zero: uniform over the allowed compositions."""
+    return self.spread((self.allowed(unseen, capacity, void) - 1.0) * S.MASK_VALUE, unseen)
 
 
 if __name__ == "__main__":

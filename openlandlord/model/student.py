@@ -279,7 +279,11 @@ class BeliefHead(nn.Module):
     def __call__(self, summary, unseen, capacity, void):
         h = nn.relu(self.hidden(summary)[:, None, :] + self.slot_embedding)
         allowed = self.allowed(unseen, capacity, void)
-        logits = self.out(h) * allowed + (allowed - 1.0) * MASK_VALUE
+        return self.spread(self.out(h) * allowed + (allowed - 1.0) * MASK_VALUE, unseen)
+
+    def spread(self, logits, unseen):
+        """-> (logits, probs, expect) of masked composition logits [B, R, K]: the categorical and
+        each hidden hand's expected count per slot [B, R, H]."""
         probs = mx.softmax(logits, axis=-1)
         shared = probs @ self._compositions[:, :-1].astype(mx.float32)     # [B, R, H-1]
         rest = unseen.astype(mx.float32) - shared.sum(axis=-1)
