@@ -114,6 +114,13 @@ class DmcConfig:
     # the per-role low-rank adapters (RoleAdapter), so with `learn_roles` the other roles' and the
     # bids' slices of them, and with them their play, stay exactly the start's.
     train_only: str = ""
+    # Noisy opponents (`--noise P`, 0 = off): in `noise_games` of the games one side, drawn per
+    # game (`spec.role_team`), plays P of its decisions at random (the rest greedily) and none of
+    # its decisions is learned; the other side plays and learns as usual. The learned side meets
+    # opponents that blunder (as `rlcard`'s rule agent does in about one move in five) beside
+    # opponents that do not (docs/dmc.md, "Noisy opponents").
+    noise: float = 0.0
+    noise_games: float = 0.5
 
     def __post_init__(self):
         if self.game not in GAMES:
@@ -130,6 +137,13 @@ class DmcConfig:
         if len(self.cycle) > 1 or any(not values for values in self.cycle.values()):
             raise UserError("dmc: --cycle takes one game option and at least one value (NAME=V1,V2,...)")
         self._check_values("--cycle", self.cycle)
+        if not 0.0 <= self.noise <= 1.0:
+            raise UserError(f"dmc: --noise must be in [0, 1], got {self.noise}")
+        if not 0.0 < self.noise_games <= 1.0:
+            raise UserError(f"dmc: --noise-games must be in (0, 1], got {self.noise_games}")
+        if self.noise and (self.learn_phases or self.learn_roles):
+            raise UserError("dmc: --noise takes no --learn-phases or --learn-roles (every role learns, "
+                            "from the games where its side plays cleanly)")
         if self.train_only not in ("", "adapters"):
             raise UserError(f"dmc: --train-only takes 'adapters', got {self.train_only!r}")
         if self.learn_roles:
@@ -202,7 +216,7 @@ class DmcConfig:
         """Everything a resumed run must share with the run it continues. Fields added after
         the first runs are left out while they hold their defaults, so those runs resume."""
         later = {"cycle", "anchor", "anchor_flows", "anchor_share", "anchor_weight", "win_bonus",
-                 "learn_phases", "learn_roles", "train_only"}
+                 "learn_phases", "learn_roles", "train_only", "noise", "noise_games"}
         default = DmcConfig()
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k != "decisions" and not (k in later and v == getattr(default, k))}
@@ -246,13 +260,14 @@ def chunk_seed(seed: int, chunk: int) -> int:
 
 
 def act(student, env, obs, rng, epsilon: float, void, explore=None,
-        roles=None) -> tuple[np.ndarray, list[dict], int, int]:
+        roles=None, noisy=None) -> tuple[np.ndarray, list[dict], int, int]:
     """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
     featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
     `choice` (the index played in its legal list); epsilon-greedy on the student's logits.
     With `explore` (a set of phases) a row also has its `phase` (env.phase), and only those
     phases explore; the others are greedy. With `roles` (a set of role indices) only those
-    roles explore."""
+    roles explore. With `noisy` ((side per game, -1 for none), P, spec.role_team) a row of the
+    game's noisy side is marked `noisy` and played at random with probability P, else greedily."""
     n_envs = len(obs["role"])
     acts = np.empty(n_envs, np.int64)
     rows, legal = [], []
@@ -273,7 +288,10 @@ def act(student, env, obs, rng, epsilon: float, void, explore=None,
             rows[-1]["phase"] = env.phase(i)
     for row, out in zip(rows, student.forward_batch(rows)):
         i = row["env"]
-        if ((explore is None or row["phase"] in explore) and (roles is None or row["role"] in roles)
+        if noisy is not None and noisy[2](row["role"]) == noisy[0][i]:
+            row["noisy"] = True
+            k = int(rng.integers(len(legal[i]))) if rng.random() < noisy[1] else int(np.argmax(out["logits"]))
+        elif ((explore is None or row["phase"] in explore) and (roles is None or row["role"] in roles)
                 and rng.random() < epsilon):
             k = int(rng.integers(len(legal[i])))
             explored += 1
@@ -312,13 +330,24 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     keep = max(1, round(cfg.anchor_share * want)) if (phases or roles) and anchor is not None else 0
     seen_others = 0
     draw = np.random.default_rng([seed, 0xB1D])
+    noisy = None
+    if cfg.noise:
+        sides = np.random.default_rng([seed, 0x401])
+
+        def side() -> int:
+            return int(sides.integers(2)) if sides.random() < cfg.noise_games else -1
+        noisy = (np.array([side() for _ in range(cfg.envs)]), cfg.noise, game.role_team)
+    noisy_games = noised = 0
     started = time.perf_counter()
     while len(samples) < want:
-        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases, roles)
+        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases, roles, noisy)
         forced += n_forced
         explored += n_explored
         for row in rows:
             i = row.pop("env")
+            if row.pop("noisy", False):
+                noised += 1
+                continue
             if (phases is None or row["phase"] in phases) and (roles is None or row["role"] in roles):
                 pending[i].append(row)
                 continue
@@ -341,6 +370,9 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
                 samples.append(row)
             games += 1
             pending[i] = []
+            if noisy is not None:
+                noisy_games += int(noisy[0][i] >= 0)
+                noisy[0][i] = side()
     elapsed = time.perf_counter() - started
     learned = len(samples)
     stats = {"games": games, "decisions": learned, "moves": moves, "forced_moves": forced,
@@ -349,6 +381,8 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
              "seat0_mean_payoff": round(first_seat_payoff / max(games, 1), 4)}
     if phases:
         stats["by_phase"] = {p: sum(r["phase"] == p for r in samples) for p in sorted(phases)}
+    if noisy is not None:
+        stats.update(noisy_games=noisy_games, noisy_decisions=noised)
     if roles:
         names = student.config.role_names
         stats["by_role"] = {names[i]: sum(r["role"] == i for r in samples) for i in sorted(roles)}
@@ -584,7 +618,7 @@ def run(args) -> int:
                     win_bonus=args.win_bonus,
                     learn_phases=args.learn_phases.split(",") if args.learn_phases else [],
                     learn_roles=args.learn_roles.split(",") if args.learn_roles else [],
-                    train_only=args.train_only or "")
+                    train_only=args.train_only or "", noise=args.noise, noise_games=args.noise_games)
     blas.reexec_with_openblas("dmc")
     run_dmc(args.init, args.out, cfg, force=args.force)
     return 0

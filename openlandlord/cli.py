@@ -240,6 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "the other roles' play stays exactly --init's")
     dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
                      help="add this times the sign of the return to it (in value units): wins count above their stake")
+    dmc.add_argument("--noise", type=float, default=0.0,
+                     help="in --noise-games of the games one side, drawn per game, plays this share of "
+                          "its decisions at random and is not learned (default: 0, off)")
+    dmc.add_argument("--noise-games", dest="noise_games", type=float, default=0.5,
+                     help="with --noise: the share of games with a noisy side (default: 0.5)")
     dmc.add_argument("--force", action="store_true", help="replace what --out holds and start over")
 
     exp = command("export", "export a checkpoint to Core ML (.mlpackage) or ONNX (.onnx)",

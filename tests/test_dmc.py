@@ -457,3 +457,37 @@ def test_regression_resume_refuses_an_init_or_anchor_replaced_under_the_same_pat
     copy_checkpoint(CLASSIC, anchor)                         # put back: it resumes
     dmc.run_dmc(str(init), str(tmp_path / "run"), cfg, progress=False)
     assert (tmp_path / "run" / "config.json").exists()
+
+
+def test_noise_plays_one_side_per_game_at_random_and_learns_only_the_other():
+    """`--noise P --noise-games F` (Dou Dizhu): with F = 1 every game has one noisy side, drawn
+    per game (`spec.role_team`: the landlord 0, the farmers 1); its decisions are played at
+    random with probability P and never learned, so a game's learned decisions are the
+    landlord's alone or the farmers' alone, and both sides are learned over the chunk."""
+    from openlandlord.games import spec
+    assert [spec("doudizhu").role_team(r) for r in range(4)] == [0, 1, 1, None]
+    assert [spec("shengji").role_team(r) for r in range(4)] == [0, 1, 0, 1]
+    student = NativeStudent(SHIPPED)
+    samples, stats = dmc.collect(student, tiny(noise=1.0, noise_games=1.0), 1, 300,
+                                 student.config.value_scale)
+    assert stats["noisy_games"] == stats["games"] >= 10 and stats["noisy_decisions"] > 0
+    sides = {}
+    for s in samples:
+        sides.setdefault(s["game"], set()).add(int(s["role"] != 0))
+    assert all(len(v) == 1 for v in sides.values())
+    assert {next(iter(v)) for v in sides.values()} == {0, 1}
+    # F = 0.5: some games are played cleanly by both sides, and learned on both
+    samples, stats = dmc.collect(student, tiny(noise=1.0), 1, 300, student.config.value_scale)
+    assert 0 < stats["noisy_games"] < stats["games"]
+    both = {}
+    for s in samples:
+        both.setdefault(s["game"], set()).add(int(s["role"] != 0))
+    assert any(len(v) == 2 for v in both.values())
+
+
+def test_noise_refuses_bad_values_and_role_learning_with_one_line(capsys, tmp_path):
+    for extra in (["--noise", "1.5"], ["--noise", "0.2", "--noise-games", "0"],
+                  ["--noise", "0.2", "--learn-roles", "landlord", "--anchor", SHIPPED]):
+        assert main(["dmc", "--init", SHIPPED, "--out", str(tmp_path / "x"), "--decisions", "10", *extra]) == 2
+        line = capsys.readouterr().err.strip()
+        assert "--noise" in line and "\n" not in line

@@ -208,6 +208,10 @@ class DoudizhuSpec(BaseSpec):
         """The seat's payoff, as `features.value_score` reads a recorded score."""
         return float(rewards[seat])
 
+    def role_team(self, role: int) -> int | None:
+        """The landlord's side 0, the farmers' 1; the bidding role has none."""
+        return None if role == self.bidding_role else int(role != 0)
+
     def env_actions(self):
         """The fixed action space of the RL environments (openlandlord.envs.actions)."""
         from ...envs.actions import DoudizhuActions

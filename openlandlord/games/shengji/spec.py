@@ -316,6 +316,10 @@ class ShengjiSpec(BaseSpec):
         margin = float(info["attacker_points"][env]) - 80.0
         return -margin if role % 2 == 0 else margin
 
+    def role_team(self, role: int) -> int | None:
+        """The dealer's team (roles 0 and 2) 0, the other 1."""
+        return role % 2
+
     def vec_env(self, num_envs: int, seed: int, features: str, options: dict):
         """The batched native environment of either ruleset (`openlandlord.envs.VecEnv`,
         `envs._shengji_vec`); single deals only."""
