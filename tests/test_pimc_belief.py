@@ -108,7 +108,7 @@ def test_bad_belief_options_are_user_errors(spec, problem):
 def test_belief_is_for_tractor_play_decisions_of_its_own_game():
     from openlandlord.games.doudizhu import Game
     g = Game.new(1)
-    with pytest.raises(UserError, match="not doudizhu"):
+    with pytest.raises(UserError, match="plays shengji, not doudizhu"):
         make(f"pimc:belief=student:{STUDENT}", 0).scores(g.observation(g.current_seat),
                                                          g.legal_moves())
     _, obs, legal = _position(2, 5)

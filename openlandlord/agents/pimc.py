@@ -253,7 +253,7 @@ class PimcAgent:
         game = decision.obs.game
         if not getattr(decision, "beliefs", False):
             rules = getattr(decision.obs, "rules", "")
-            raise UserError(f"pimc belief= is built for Shengji tractor play decisions, not "
+            raise UserError(f"pimc belief= is built for Dou Dizhu and Shengji tractor play decisions, not "
                             f"{game}{' ' + rules if rules else ''}")
         if self.belief_student.config.game != game:
             raise UserError(f"pimc belief={self.belief}: that student plays "

@@ -24,6 +24,7 @@ bombs are kept unless the rest then plays out fast. Any move that empties the ha
 """
 from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport malloc, free
+from libc.math cimport log
 
 from openlandlord.games.doudizhu._referee cimport (
     PlayState, policy_fn, apply_action, rollout, random_policy, payoff,
@@ -288,6 +289,45 @@ cdef int deal_world(PlayState* s, int seat, int landlord, uint64_t loose, int n_
     return 0
 
 
+cdef int deal_weighted(PlayState* s, int seat, int landlord, uint64_t loose, int n_loose,
+                       uint64_t lord_keeps, uint64_t* rng, uint8_t* cards, const double* lw,
+                       int draws) noexcept nogil:
+    # One world: `deal_world`'s, or with log-weights `lw` (15 ranks x 5 x 5: the rank's count
+    # in the first hidden seat, in the second) `draws` of them, one kept with probability
+    # proportional to exp(its weight) (the Gumbel-max trick). Returns deal_world's status.
+    cdef PlayState cand
+    cdef uint64_t best_first = 0, best_second = 0, bits
+    cdef int j, r, first = (seat + 1) % 3, second = (seat + 2) % 3
+    cdef double score, best = -1e300, u
+    if lw == NULL or draws <= 1:
+        return deal_world(s, seat, landlord, loose, n_loose, lord_keeps, rng, cards)
+    for j in range(draws):
+        cand = s[0]
+        if deal_world(&cand, seat, landlord, loose, n_loose, lord_keeps, rng, cards):
+            return -1
+        score = 0.0
+        for r in range(15):
+            score += lw[r * 25 + count_of(cand.hand[first], r) * 5 + count_of(cand.hand[second], r)]
+        bits = splitmix64(rng) >> 11
+        u = (<double>bits + 0.5) * (1.0 / 9007199254740992.0)
+        score -= log(-log(u))
+        if score > best:
+            best, best_first, best_second = score, cand.hand[first], cand.hand[second]
+    s.hand[first] = best_first
+    s.hand[second] = best_second
+    return 0
+
+
+cdef void load_belief(object belief, double* lw) except *:
+    # A belief as 15 x 25 log-weights (rank, split a * 5 + b) into lw[375].
+    cdef const double[:, ::1] view = belief
+    cdef int k
+    if view.shape[0] != 15 or view.shape[1] != 25:
+        raise ValueError("a belief is 15 x 25 log-weights (rank, split)")
+    for k in range(375):
+        lw[k] = view[k // 25, k % 25]
+
+
 cdef struct SolveCounts:
     long long solved
     long long over_budget
@@ -325,7 +365,7 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
            int to_beat_seat, int bombs, int rockets, int base_stake, seat_factor,
            uint64_t unseen, uint64_t lord_keeps, moves, int skip, int worlds,
            str rollout_policy, unsigned long long seed, int solve=0,
-           long long solve_budget=SOLVE_BUDGET, stats=None):
+           long long solve_budget=SOLVE_BUDGET, stats=None, belief=None, int draws=1):
     """Mean final payoff of `seat` for each move (action ids) over worlds skip .. skip +
     worlds - 1 of the sequence `seed` draws, every move in every world (common random
     numbers), each world played out natively. A world and the random rollout of a move in
@@ -342,6 +382,12 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
     is solved exactly (`_solve.pyx`) instead of rolled out, within `solve_budget` nodes a
     solve (over that, the world is rolled out). `stats`, a dict, gets the counts: worlds
     "solved", "over_budget", and the "nodes" the solves visited. `solve` 0 is the plain
+    search, bit for bit.
+
+    `belief` (float64 [15, 25]: per rank, the log-weight of each split (a, b) of its unseen
+    cards, a in the first hidden seat after `seat` and b in the second, at column a * 5 + b)
+    with `draws` = K > 1: each world is the one of K drawn worlds kept in proportion to its
+    weight, the sum of its ranks' (`deal_weighted`); without, or with K = 1, the plain
     search, bit for bit."""
     cdef Solver sv
     cdef SolveCounts counts
@@ -355,10 +401,15 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
     cdef double* total
     cdef policy_fn policy
     cdef int kind
+    cdef double lw[375]
+    cdef const double* lwp = NULL
     if rollout_policy not in ROLLOUTS:
         raise ValueError(f"unknown rollout policy {rollout_policy!r}")
     kind = ROLLOUTS[rollout_policy]
     policy = rule_policy if kind == ROLLOUT_RULE else policy_random
+    if belief is not None:
+        load_belief(belief, lw)
+        lwp = lw
     if not holds(unseen, lord_keeps):
         raise ValueError("the landlord's kept kitty cards are not among the unseen cards")
     if not 0 <= solve <= 108 or solve_budget < 1:
@@ -387,7 +438,8 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
             total[k] = 0.0
         with nogil:
             for w in range(skip + worlds):
-                if deal_world(&root, seat, landlord, loose, n_loose, lord_keeps, &rng, cards):
+                if deal_weighted(&root, seat, landlord, loose, n_loose, lord_keeps, &rng, cards,
+                                 lwp, draws):
                     break
                 if w < skip:
                     continue
@@ -418,18 +470,24 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
 
 
 def sample_worlds(uint64_t unseen, uint64_t lord_keeps, int seat, int landlord, cards_left,
-                  int count, unsigned long long seed):
+                  int count, unsigned long long seed, belief=None, int draws=1):
     """The hidden hands (packed, seats in order) of the first `count` worlds `search` would
-    play from the same seed and counts: for checking the sampler."""
+    play from the same seed and counts (and `belief`, `draws` as there): for checking the
+    sampler."""
     cdef PlayState s
     cdef uint64_t rng = seed
     cdef uint8_t cards[54]
     cdef int i
+    cdef double lw[375]
+    cdef const double* lwp = NULL
+    if belief is not None:
+        load_belief(belief, lw)
+        lwp = lw
     fill_state(&s, 0, seat, landlord, cards_left, (0, 0, 0), 0, -1, 0, 0, 1, (1, 1, 1))
     out = []
     for i in range(count):
-        if deal_world(&s, seat, landlord, unseen - lord_keeps,
-                      packed_count(unseen - lord_keeps), lord_keeps, &rng, cards):
+        if deal_weighted(&s, seat, landlord, unseen - lord_keeps,
+                         packed_count(unseen - lord_keeps), lord_keeps, &rng, cards, lwp, draws):
             raise ValueError("too few unseen cards for the hidden seats' hand sizes")
         out.append(tuple(s.hand[j] for j in range(3)))
     return out

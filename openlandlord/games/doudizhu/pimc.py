@@ -78,6 +78,7 @@ class Decision:
     """One Dou Dizhu play decision as the native search needs it."""
     searched = True
     bidding = False
+    beliefs = True          # searches worlds weighted by a belief (pimc:belief=student:DIR)
 
     def __init__(self, obs, legal):
         from . import ACTION_ID, classify, legal_moves
@@ -89,6 +90,7 @@ class Decision:
             raise UserError(f"pimc: {wrong[0]!r} is not a legal move of seat {obs.seat} here "
                             "(moves are canonical card strings)")
         self.obs = obs
+        self.legal = legal
         self.moves = [ACTION_ID[m] for m in legal]
         self.hand = _packed(obs.hand)
         played = [_packed(cards) for cards in obs.played]
@@ -142,11 +144,40 @@ class Decision:
         except ValueError as exc:
             raise UserError(f"pimc: observation of seat {o.seat} is inconsistent: {exc}") from None
 
-    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0):
+    def search(self, which, skip: int, worlds: int, rollout: str, seed: int, solve: int = 0,
+               belief=None, draws: int = 1):
         """Mean payoff per move of `which`; `solve` > 0 solves each world exactly once that
-        many cards are left in all hands (`_solve.pyx`, docs/solve.md)."""
+        many cards are left in all hands (`_solve.pyx`, docs/solve.md); `belief` (from
+        `belief_weights`) with `draws` > 1 weights the worlds (`_pimc.search`)."""
         from . import _pimc as native
-        return self._run(native.search, which, skip, worlds, rollout, seed, solve)
+        if belief is None:
+            return self._run(native.search, which, skip, worlds, rollout, seed, solve)
+        from functools import partial
+        return self._run(partial(native.search, belief=belief, draws=draws), which, skip, worlds,
+                         rollout, seed, solve)
+
+    def belief_weights(self, student) -> np.ndarray:
+        """A student's belief head on this position as the search's world weights: float64
+        [15, 25], per rank the log of the head's chance of each split (a, b) of the rank's
+        unseen cards between the two hidden seats after this one (column a * 5 + b), less the
+        log of C(unseen, a), the split's weight among uniform deals, so that the kept worlds
+        follow the belief rather than the uniform prior times the belief. Splits the head
+        rules out, or that do not share the unseen count, weigh -1e9."""
+        from math import comb
+
+        from ...features import featurize
+        from ...model.student import compositions
+        sample = featurize(self.obs, self.legal)
+        logits = np.asarray(student.forward(sample)["belief_logits"], np.float64)
+        comps = compositions(student.config.belief_holders, student.config.belief_max_count)
+        out = np.full((15, 25), -1e9)
+        for r, n in enumerate(np.asarray(sample["unseen"]).tolist()):
+            ok = comps.sum(axis=1) == n
+            x = logits[r, ok]
+            logp = x - x.max() - np.log(np.exp(x - x.max()).sum())
+            a, b = comps[ok, 0], comps[ok, 1]
+            out[r, a * 5 + b] = np.maximum(logp, -1e9) - np.log([comb(n, int(k)) for k in a])
+        return out
 
     def leaf(self, which, skip: int, worlds: int, rollout: str, seed: int, depth: int, student):
         """`search`'s worlds and rollouts, cut `depth` moves after the candidate: a world
