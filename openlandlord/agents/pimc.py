@@ -50,11 +50,12 @@ the searching seat's by the seats' stakes) instead of a rollout to the end. The 
 and rollout moves as without it (`_pimc.leaf_inputs`); the leaves go through the native
 forward pass in one batch per stage. Bidding decisions ignore it; not with `solve`.
 
-`belief=student:DIR` (Shengji `tractor` play decisions): worlds weighted by what the student's
-belief head reads from the play so far. The head's expected count of each card in each hidden
-hand is taken once per decision; each world is the one of `belief_draws` (default 8) worlds
-drawn as without it that the search keeps in proportion to its weight (the product of its
-cards' expected counts), so the worlds lean towards the deals the play so far makes likely.
+`belief=student:DIR` (Dou Dizhu and Shengji `tractor` play decisions): worlds weighted by what
+the student's belief head reads from the play so far, taken once per decision (Shengji: each
+card's expected count in each hidden hand; Dou Dizhu: each rank's split between the hidden
+seats, over the uniform prior); each world is the one of `belief_draws` (default 8) worlds
+drawn as without it that the search keeps in proportion to its weight, so the worlds lean
+towards the deals the play so far makes likely.
 Off by default; docs/pimc.md measures it.
 """
 from __future__ import annotations
