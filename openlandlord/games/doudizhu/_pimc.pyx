@@ -295,24 +295,23 @@ cdef int deal_weighted(PlayState* s, int seat, int landlord, uint64_t loose, int
     # One world: `deal_world`'s, or with log-weights `lw` (15 ranks x 5 x 5: the rank's count
     # in the first hidden seat, in the second) `draws` of them, one kept with probability
     # proportional to exp(its weight) (the Gumbel-max trick). Returns deal_world's status.
-    cdef PlayState cand
+    # Each draw rewrites the two hidden hands whole, so they are drawn in place.
     cdef uint64_t best_first = 0, best_second = 0, bits
     cdef int j, r, first = (seat + 1) % 3, second = (seat + 2) % 3
     cdef double score, best = -1e300, u
     if lw == NULL or draws <= 1:
         return deal_world(s, seat, landlord, loose, n_loose, lord_keeps, rng, cards)
     for j in range(draws):
-        cand = s[0]
-        if deal_world(&cand, seat, landlord, loose, n_loose, lord_keeps, rng, cards):
+        if deal_world(s, seat, landlord, loose, n_loose, lord_keeps, rng, cards):
             return -1
         score = 0.0
         for r in range(15):
-            score += lw[r * 25 + count_of(cand.hand[first], r) * 5 + count_of(cand.hand[second], r)]
+            score += lw[r * 25 + count_of(s.hand[first], r) * 5 + count_of(s.hand[second], r)]
         bits = splitmix64(rng) >> 11
         u = (<double>bits + 0.5) * (1.0 / 9007199254740992.0)
         score -= log(-log(u))
         if score > best:
-            best, best_first, best_second = score, cand.hand[first], cand.hand[second]
+            best, best_first, best_second = score, s.hand[first], s.hand[second]
     s.hand[first] = best_first
     s.hand[second] = best_second
     return 0

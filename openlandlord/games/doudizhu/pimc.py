@@ -8,6 +8,8 @@ bidder and the play by the rollout policy, and a word scores the seat's mean fin
 `pimc:bid=rule` takes the rule bot's bidding instead (`DouDizhuRuleBot.bid_scores`)."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ...errors import UserError
@@ -150,9 +152,6 @@ class Decision:
         many cards are left in all hands (`_solve.pyx`, docs/solve.md); `belief` (from
         `belief_weights`) with `draws` > 1 weights the worlds (`_pimc.search`)."""
         from . import _pimc as native
-        if belief is None:
-            return self._run(native.search, which, skip, worlds, rollout, seed, solve)
-        from functools import partial
         return self._run(partial(native.search, belief=belief, draws=draws), which, skip, worlds,
                          rollout, seed, solve)
 
