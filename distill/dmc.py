@@ -260,14 +260,15 @@ def chunk_seed(seed: int, chunk: int) -> int:
 
 
 def act(student, env, obs, rng, epsilon: float, void, explore=None,
-        roles=None, noisy=None) -> tuple[np.ndarray, list[dict], int, int]:
+        roles=None, noisy=None, noise: float = 0.0) -> tuple[np.ndarray, list[dict], int, int]:
     """One move in every game of `env`: -> (actions, rows, forced, explored). A row is the
     featurizer's arrays of a decision with more than one legal move, its `env`, `seat` and
     `choice` (the index played in its legal list); epsilon-greedy on the student's logits.
     With `explore` (a set of phases) a row also has its `phase` (env.phase), and only those
     phases explore; the others are greedy. With `roles` (a set of role indices) only those
-    roles explore. With `noisy` ((side per game, -1 for none), P, spec.role_team) a row of the
-    game's noisy side is marked `noisy` and played at random with probability P, else greedily."""
+    roles explore. With `noisy` (game index, role -> whether that role plays on the game's
+    noisy side) such a row is marked `noisy` and played at random with probability `noise`,
+    else greedily."""
     n_envs = len(obs["role"])
     acts = np.empty(n_envs, np.int64)
     rows, legal = [], []
@@ -288,9 +289,9 @@ def act(student, env, obs, rng, epsilon: float, void, explore=None,
             rows[-1]["phase"] = env.phase(i)
     for row, out in zip(rows, student.forward_batch(rows)):
         i = row["env"]
-        if noisy is not None and noisy[2](row["role"]) == noisy[0][i]:
+        if noisy is not None and noisy(i, row["role"]):
             row["noisy"] = True
-            k = int(rng.integers(len(legal[i]))) if rng.random() < noisy[1] else int(np.argmax(out["logits"]))
+            k = int(rng.integers(len(legal[i]))) if rng.random() < noise else int(np.argmax(out["logits"]))
         elif ((explore is None or row["phase"] in explore) and (roles is None or row["role"] in roles)
                 and rng.random() < epsilon):
             k = int(rng.integers(len(legal[i])))
@@ -334,13 +335,17 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
     if cfg.noise:
         sides = np.random.default_rng([seed, 0x401])
 
-        def side() -> int:
+        def side() -> int:                          # the noisy side of a new game, -1 for none
             return int(sides.integers(2)) if sides.random() < cfg.noise_games else -1
-        noisy = (np.array([side() for _ in range(cfg.envs)]), cfg.noise, game.role_team)
+        noisy_side = [side() for _ in range(cfg.envs)]
+
+        def noisy(i: int, role: int) -> bool:
+            return game.role_team(role) == noisy_side[i]
     noisy_games = noised = 0
     started = time.perf_counter()
     while len(samples) < want:
-        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases, roles, noisy)
+        acts, rows, n_forced, n_explored = act(student, env, obs, rng, cfg.epsilon, void, phases, roles,
+                                               noisy, cfg.noise)
         forced += n_forced
         explored += n_explored
         for row in rows:
@@ -371,8 +376,8 @@ def collect(student, cfg: DmcConfig, chunk: int, want: int, scale: float, anchor
             games += 1
             pending[i] = []
             if noisy is not None:
-                noisy_games += int(noisy[0][i] >= 0)
-                noisy[0][i] = side()
+                noisy_games += int(noisy_side[i] >= 0)
+                noisy_side[i] = side()
     elapsed = time.perf_counter() - started
     learned = len(samples)
     stats = {"games": games, "decisions": learned, "moves": moves, "forced_moves": forced,
