@@ -1,0 +1,66 @@
+#!/bin/bash
+# usage: docs/examples/ddz_belief_round.sh [OUT]: a whole Dou Dizhu student round from the
+# belief-weighted search (issue 19, levers 2 and 3; docs/models.md, "A round from the
+# belief-weighted search"). Into OUT (data/runs/bround):
+#   1. 8,000 deals (bidding none, seed 58000) scored by pimc:belief=student:data/models/doudizhu,
+#      half of the moves chosen by the shipped student (the search guided by the student it
+#      teaches), about 6 minutes on 2 workers;
+#   2. a student from scratch on them, the schedule of the recipe's last round (16 epochs at a
+#      peak rate of 2e-3, seed 1; about 32 minutes on the 2 cores): `s1`;
+#   3. its baseline, the recipe's round-3 student (plain `pimc` data, the same schedule; the
+#      student the shipped lineage started from, data/models/doudizhu at git 9283ec8): `round3`;
+#   4. DMC self-play from each, the same budget and seed (1,000,000 decisions, bidding none, one
+#      core each, at once): `s1-dmc`, `round3-dmc`;
+#   5. the evals: each pair head to head (3,000 fresh deals, `--deals 3000 --seed 0`), every
+#      student in DouZero's protocol against `rlcard` (5,000 fresh deals, `--seed 777`), the DMC
+#      students against the shipped one (3,000 deals).
+# Every step skips what a finished earlier run left (rerun to resume).
+set -e
+cd "$(dirname "$0")/../.."
+out=${1:-data/runs/bround}
+mkdir -p "$out/evals" "$out/round3"
+shipped=data/models/doudizhu
+[ -f "$out/data/g1/manifest.json" ] || openlandlord generate --game doudizhu \
+  --teacher pimc:belief=student:$shipped --mix student:$shipped:0.5 --deals 8000 --seed 58000 \
+  --workers 2 --out "$out/data/g1"
+if [ ! -f "$out/s1/weights.safetensors" ]; then
+  resume=; [ -d "$out/s1" ] && resume=--resume
+  openlandlord train --data "$out/data" --out "$out/s1" --epochs 16 --set seed=1 --set lr=0.002 \
+    $resume >> "$out/train-s1.log" 2>&1
+fi
+for f in config.json weights.safetensors; do
+  [ -f "$out/round3/$f" ] || git show 9283ec8:data/models/doudizhu/$f > "$out/round3/$f"
+done
+dmc() {  # NAME: 1,000,000 decisions of DMC from $out/NAME into $out/NAME-dmc (one core)
+  [ -f "$out/$1-dmc/weights.safetensors" ] && return
+  OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu --init "$out/$1" --out "$out/$1-dmc" \
+    --decisions 1000000 --seed 21 >> "$out/$1-dmc.log" 2>&1
+}
+ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
+  local name=$1 agent=$2 opp=$3; shift 3
+  [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
+    --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
+}
+h2h=(--deals 3000 --seed 0)
+rl=(--protocol douzero --deals 5000 --seed 777)
+ev s1-vs-round3 student:$out/s1 student:$out/round3 "${h2h[@]}"
+for s in s1 round3; do ev $s-rl student:$out/$s rlcard "${rl[@]}"; done
+dmc s1 & dmc round3 & wait
+ev s1-dmc-vs-round3-dmc student:$out/s1-dmc student:$out/round3-dmc "${h2h[@]}"
+for s in s1-dmc round3-dmc; do
+  ev $s-rl student:$out/$s rlcard "${rl[@]}"
+  ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
+done
+python - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+m = json.load(open(f"{out}/s1/config.json"))["metrics"]
+print(f"s1 val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}")
+for name in ("s1-vs-round3", "s1-dmc-vs-round3-dmc", "s1-dmc-vs-shipped", "round3-dmc-vs-shipped"):
+    r = json.load(open(f"{out}/evals/{name}.json"))
+    lo, hi = r["mean_score_ci95"]
+    print(f"{name:22s} {r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]  win {r['win_rate']:.3f}")
+for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
+    r = json.load(open(f"{out}/evals/{s}-rl.json"))
+    print(f"{s:10s} vs rlcard WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
+PY
