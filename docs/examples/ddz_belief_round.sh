@@ -13,7 +13,10 @@
 #      core each, at once): `s1-dmc`, `round3-dmc`;
 #   5. the evals: each pair head to head (3,000 fresh deals, `--deals 3000 --seed 0`), every
 #      student in DouZero's protocol against `rlcard` (5,000 fresh deals, `--seed 777`), the DMC
-#      students against the shipped one (3,000 deals).
+#      students against the shipped one and against their starts (3,000 deals);
+#   6. why DMC from `s1` lost: two 10-chunk DMC runs from it (164,000 decisions: `--lr 3e-5`, and
+#      another seed) against `rlcard` (2,000 deals), and each value head against the payoffs of
+#      its own self-play (`python -m distill.valuecheck`, 1,000 deals).
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -47,20 +50,43 @@ ev s1-vs-round3 student:$out/s1 student:$out/round3 "${h2h[@]}"
 for s in s1 round3; do ev $s-rl student:$out/$s rlcard "${rl[@]}"; done
 dmc s1 & dmc round3 & wait
 ev s1-dmc-vs-round3-dmc student:$out/s1-dmc student:$out/round3-dmc "${h2h[@]}"
-for s in s1-dmc round3-dmc; do
-  ev $s-rl student:$out/$s rlcard "${rl[@]}"
-  ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
+for s in s1 round3; do
+  ev $s-dmc-rl student:$out/$s-dmc rlcard "${rl[@]}"
+  ev $s-dmc-vs-shipped student:$out/$s-dmc student:$shipped "${h2h[@]}"
+  ev $s-dmc-vs-$s student:$out/$s-dmc student:$out/$s "${h2h[@]}"
+done
+short() {  # NAME ARGS...: 164,000 decisions of DMC from s1 into $out/NAME (one core)
+  local name=$1; shift
+  [ -f "$out/$name/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
+    --init "$out/s1" --out "$out/$name" --decisions 164000 "$@" >> "$out/$name.log" 2>&1
+}
+short s1-dmc-lr3e5 --seed 21 --lr 0.00003 & short s1-dmc-s22 --seed 22 & wait
+for s in s1 s1-dmc-lr3e5 s1-dmc-s22; do
+  ev $s-rl2k student:$out/$s rlcard --protocol douzero --deals 2000 --seed 777
+done
+ev s1-dmc-c0010-rl2k student:$out/s1-dmc/snapshots/chunk-0010 rlcard --protocol douzero --deals 2000 --seed 777
+for s in s1 round3 s1-dmc round3-dmc; do
+  [ -f "$out/evals/$s-valuecheck.json" ] || python -m distill.valuecheck "$out/$s" --deals 1000 \
+    > "$out/evals/$s-valuecheck.json"
 done
 python - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
 m = json.load(open(f"{out}/s1/config.json"))["metrics"]
 print(f"s1 val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}")
-for name in ("s1-vs-round3", "s1-dmc-vs-round3-dmc", "s1-dmc-vs-shipped", "round3-dmc-vs-shipped"):
+for name in ("s1-vs-round3", "s1-dmc-vs-round3-dmc", "s1-dmc-vs-shipped", "round3-dmc-vs-shipped",
+             "s1-dmc-vs-s1", "round3-dmc-vs-round3"):
     r = json.load(open(f"{out}/evals/{name}.json"))
     lo, hi = r["mean_score_ci95"]
     print(f"{name:22s} {r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]  win {r['win_rate']:.3f}")
 for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
     r = json.load(open(f"{out}/evals/{s}-rl.json"))
     print(f"{s:10s} vs rlcard WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
+for s in ("s1", "s1-dmc-c0010", "s1-dmc-lr3e5", "s1-dmc-s22"):
+    r = json.load(open(f"{out}/evals/{s}-rl2k.json"))
+    print(f"{s:13s} vs rlcard (2,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
+for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
+    r = json.load(open(f"{out}/evals/{s}-valuecheck.json"))
+    h = r["heads"][f"{out}/{s}"]
+    print(f"{s:10s} own self-play: payoff variance {r['payoff_var']:.2f}  value corr {h['corr']:.3f}  slope {h['slope']:.2f}")
 PY
