@@ -110,9 +110,12 @@ class DmcConfig:
     # `learn_phases` keeps the play: one role learns by self-play while the others stay put
     # (measured in docs/models.md, "The landlord alone by self-play": level).
     learn_roles: list = dataclasses.field(default_factory=list)
-    # Which weights learn (`--train-only adapters`, "" = all): "adapters" freezes everything but
+    # Which weights learn (`--train-only adapters|value`, "" = all): "adapters" freezes everything but
     # the per-role low-rank adapters (RoleAdapter), so with `learn_roles` the other roles' and the
-    # bids' slices of them, and with them their play, stay exactly the start's.
+    # bids' slices of them, and with them their play, stay exactly the start's. "value" freezes
+    # everything but the value head (`value_hidden`, `value_out`): the play stays exactly the
+    # start's while its value learns the returns of the student's own games, a start for a later
+    # run whose Q (value plus a small multiple of log pi) then begins from a fitted value.
     train_only: str = ""
     # Noisy opponents (`--noise P`, 0 = off): in `noise_games` of the games one side, drawn per
     # game (`spec.role_team`), plays P of its decisions at random (the rest greedily) and none of
@@ -144,13 +147,16 @@ class DmcConfig:
         if self.noise and (self.learn_phases or self.learn_roles):
             raise UserError("dmc: --noise takes no --learn-phases or --learn-roles (every role learns, "
                             "from the games where its side plays cleanly)")
-        if self.train_only not in ("", "adapters"):
-            raise UserError(f"dmc: --train-only takes 'adapters', got {self.train_only!r}")
+        if self.train_only not in ("", "adapters", "value"):
+            raise UserError(f"dmc: --train-only takes 'adapters' or 'value', got {self.train_only!r}")
+        if self.train_only == "value" and (self.anchor or self.learn_roles or self.learn_phases):
+            raise UserError("dmc: --train-only value takes no --anchor, --learn-roles or --learn-phases "
+                            "(the play is frozen whole)")
         if self.learn_roles:
             if self.learn_phases or not (self.anchor or self.train_only):
                 raise UserError("dmc: --learn-roles needs --anchor DIR (the student whose other roles' play "
                                 "is kept) or --train-only adapters, and no --learn-phases")
-        if self.train_only:
+        if self.train_only == "adapters":
             if not self.learn_roles or self.anchor:
                 raise UserError("dmc: --train-only adapters needs --learn-roles and no --anchor (the other "
                                 "roles' adapters stay the start's exactly; anchored rows would only add "
@@ -474,6 +480,10 @@ def make_trainer(cfg: DmcConfig, init: str):
         trainer.model.freeze()
         trainer.model.state_adapter.unfreeze()
         trainer.model.action_adapter.unfreeze()
+    elif cfg.train_only == "value":
+        trainer.model.freeze()
+        trainer.model.value_hidden.unfreeze()
+        trainer.model.value_out.unfreeze()
     return trainer, meta
 
 

@@ -235,9 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     dmc.add_argument("--learn-roles", dest="learn_roles", default=None, metavar="ROLE,...",
                      help="learn only these roles' decisions from their returns (the student's role names, "
                           "e.g. landlord); the other roles' play is kept --anchor's, as --learn-phases keeps it")
-    dmc.add_argument("--train-only", dest="train_only", default=None, choices=("adapters",),
-                     help="learn only the per-role low-rank adapters (the rest frozen); with --learn-roles "
-                          "the other roles' play stays exactly --init's")
+    dmc.add_argument("--train-only", dest="train_only", default=None, choices=("adapters", "value"),
+                     help="adapters: learn only the per-role low-rank adapters (the rest frozen); with "
+                          "--learn-roles the other roles' play stays exactly --init's. value: learn only "
+                          "the value head, on the student's own games (its play stays exactly --init's)")
     dmc.add_argument("--win-bonus", dest="win_bonus", type=float, default=0.0,
                      help="add this times the sign of the return to it (in value units): wins count above their stake")
     dmc.add_argument("--noise", type=float, default=0.0,

@@ -416,12 +416,39 @@ def test_train_only_adapters_with_learn_roles_keeps_every_other_weight_exactly(t
     assert json.loads((tmp_path / "run" / "config.json").read_text())["dmc"]["train_only"] == "adapters"
     rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert all("anchored" not in r for r in rows)                      # nothing anchored: nothing to hold
-    with pytest.raises(UserError, match="--train-only takes"):
+    with pytest.raises(UserError, match="--train-only takes 'adapters' or 'value'"):
         tiny(train_only="encoder")
     with pytest.raises(UserError, match="needs --learn-roles and no --anchor"):
         tiny(train_only="adapters")
     with pytest.raises(UserError, match="needs --learn-roles and no --anchor"):
         tiny(train_only="adapters", learn_roles=["landlord"], anchor=SHIPPED, anchor_flows={"bidding": ["points"]})
+
+
+def test_train_only_value_moves_the_value_head_alone(tmp_path):
+    """`--train-only value`: the value head (`value_hidden`, `value_out`) learns the returns of
+    the student's own games and every other weight stays the start's bit for bit, so the play is
+    exactly the start's; it takes no --anchor, --learn-roles or --learn-phases."""
+    from mlx.utils import tree_flatten
+
+    from openlandlord.model import load_checkpoint
+    cfg = tiny(envs=8, decisions=120, chunk=60, train_only="value", lr=1e-3)
+    dmc.run_dmc(SHIPPED, str(tmp_path / "run"), cfg, progress=False)
+    before = dict(tree_flatten(load_checkpoint(SHIPPED)[0].parameters()))
+    after = dict(tree_flatten(load_checkpoint(str(tmp_path / "run"))[0].parameters()))
+    moved = {}
+    for name, value in before.items():
+        a, b = np.array(value), np.array(after[name])
+        if name.startswith(("value_hidden.", "value_out.")):
+            moved[name] = not np.array_equal(a, b)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    assert sorted(moved) == ["value_hidden.bias", "value_hidden.weight", "value_out.bias", "value_out.weight"]
+    assert all(moved.values())
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["dmc"]["train_only"] == "value"
+    with pytest.raises(UserError, match="--train-only value takes no"):
+        tiny(train_only="value", learn_roles=["landlord"])
+    with pytest.raises(UserError, match="--train-only value takes no"):
+        tiny(train_only="value", anchor=SHIPPED, anchor_flows={"bidding": ["points"]})
 
 
 def test_learn_roles_names_the_students_own_roles_in_shengji_too():

@@ -15,8 +15,9 @@
 #      student in DouZero's protocol against `rlcard` (5,000 fresh deals, `--seed 777`), the DMC
 #      students against the shipped one and against their starts (3,000 deals);
 #   6. why DMC from `s1` lost: two 10-chunk DMC runs from it (164,000 decisions: `--lr 3e-5`, and
-#      another seed) against `rlcard` (2,000 deals), and each value head against the payoffs of
-#      its own self-play (`python -m distill.valuecheck`, 1,000 deals).
+#      another seed) against `rlcard` (2,000 deals), each value head against the payoffs of its
+#      own self-play (`python -m distill.valuecheck`, 1,000 deals), and the same 10 chunks after
+#      its value head alone learned its own games (`--train-only value`, 82,000 decisions): `s1-v`.
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -61,11 +62,15 @@ short() {  # NAME ARGS...: 164,000 decisions of DMC from s1 into $out/NAME (one 
     --init "$out/s1" --out "$out/$name" --decisions 164000 "$@" >> "$out/$name.log" 2>&1
 }
 short s1-dmc-lr3e5 --seed 21 --lr 0.00003 & short s1-dmc-s22 --seed 22 & wait
-for s in s1 s1-dmc-lr3e5 s1-dmc-s22; do
+[ -f "$out/s1-v/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
+  --init "$out/s1" --out "$out/s1-v" --decisions 82000 --seed 23 --train-only value >> "$out/s1-v.log" 2>&1
+[ -f "$out/s1-v-dmc/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
+  --init "$out/s1-v" --out "$out/s1-v-dmc" --decisions 164000 --seed 21 >> "$out/s1-v-dmc.log" 2>&1
+for s in s1 s1-dmc-lr3e5 s1-dmc-s22 s1-v-dmc; do
   ev $s-rl2k student:$out/$s rlcard --protocol douzero --deals 2000 --seed 777
 done
 ev s1-dmc-c0010-rl2k student:$out/s1-dmc/snapshots/chunk-0010 rlcard --protocol douzero --deals 2000 --seed 777
-for s in s1 round3 s1-dmc round3-dmc; do
+for s in s1 round3 s1-dmc round3-dmc s1-v; do
   [ -f "$out/evals/$s-valuecheck.json" ] || python -m distill.valuecheck "$out/$s" --deals 1000 \
     > "$out/evals/$s-valuecheck.json"
 done
@@ -82,10 +87,10 @@ for name in ("s1-vs-round3", "s1-dmc-vs-round3-dmc", "s1-dmc-vs-shipped", "round
 for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
     r = json.load(open(f"{out}/evals/{s}-rl.json"))
     print(f"{s:10s} vs rlcard WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
-for s in ("s1", "s1-dmc-c0010", "s1-dmc-lr3e5", "s1-dmc-s22"):
+for s in ("s1", "s1-dmc-c0010", "s1-dmc-lr3e5", "s1-dmc-s22", "s1-v-dmc"):
     r = json.load(open(f"{out}/evals/{s}-rl2k.json"))
     print(f"{s:13s} vs rlcard (2,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
-for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
+for s in ("s1", "round3", "s1-dmc", "round3-dmc", "s1-v"):
     r = json.load(open(f"{out}/evals/{s}-valuecheck.json"))
     h = r["heads"][f"{out}/{s}"]
     print(f"{s:10s} own self-play: payoff variance {r['payoff_var']:.2f}  value corr {h['corr']:.3f}  slope {h['slope']:.2f}")
