@@ -17,7 +17,10 @@
 #   6. why DMC from `s1` lost: two 10-chunk DMC runs from it (164,000 decisions: `--lr 3e-5`, and
 #      another seed) against `rlcard` (2,000 deals), each value head against the payoffs of its
 #      own self-play (`python -m distill.valuecheck`, 1,000 deals), and the same 10 chunks after
-#      its value head alone learned its own games (`--train-only value`, 82,000 decisions): `s1-v`.
+#      its value head alone learned its own games (`--train-only value`, 82,000 decisions): `s1-v`;
+#   7. is it the shipped student's half of the moves? 3,000 deals of the same search alone (seed
+#      59000, no --mix), a student from scratch on them (`p1`, the same schedule) and the same
+#      10 DMC chunks from it (`p1-dmc`), against `rlcard` (2,000 deals) and against its start.
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -66,7 +69,17 @@ short s1-dmc-lr3e5 --seed 21 --lr 0.00003 & short s1-dmc-s22 --seed 22 & wait
   --init "$out/s1" --out "$out/s1-v" --decisions 82000 --seed 23 --train-only value >> "$out/s1-v.log" 2>&1
 [ -f "$out/s1-v-dmc/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
   --init "$out/s1-v" --out "$out/s1-v-dmc" --decisions 164000 --seed 21 >> "$out/s1-v-dmc.log" 2>&1
-for s in s1 s1-dmc-lr3e5 s1-dmc-s22 s1-v-dmc; do
+[ -f "$out/data-pure/g0/manifest.json" ] || openlandlord generate --game doudizhu \
+  --teacher pimc:belief=student:$shipped --deals 3000 --seed 59000 --workers 2 --out "$out/data-pure/g0"
+if [ ! -f "$out/p1/weights.safetensors" ]; then
+  resume=; [ -d "$out/p1" ] && resume=--resume
+  openlandlord train --data "$out/data-pure" --out "$out/p1" --epochs 16 --set seed=1 --set lr=0.002 \
+    $resume >> "$out/train-p1.log" 2>&1
+fi
+[ -f "$out/p1-dmc/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
+  --init "$out/p1" --out "$out/p1-dmc" --decisions 164000 --seed 21 >> "$out/p1-dmc.log" 2>&1
+ev p1-dmc-vs-p1 student:$out/p1-dmc student:$out/p1 "${h2h[@]}"
+for s in s1 s1-dmc-lr3e5 s1-dmc-s22 s1-v-dmc p1 p1-dmc; do
   ev $s-rl2k student:$out/$s rlcard --protocol douzero --deals 2000 --seed 777
 done
 ev s1-dmc-c0010-rl2k student:$out/s1-dmc/snapshots/chunk-0010 rlcard --protocol douzero --deals 2000 --seed 777
@@ -80,14 +93,14 @@ out = sys.argv[1]
 m = json.load(open(f"{out}/s1/config.json"))["metrics"]
 print(f"s1 val top-1 {m['val_top1']:.3f}  regret {m['val_regret']:.4f}  kl {m['val_kl']:.3f}")
 for name in ("s1-vs-round3", "s1-dmc-vs-round3-dmc", "s1-dmc-vs-shipped", "round3-dmc-vs-shipped",
-             "s1-dmc-vs-s1", "round3-dmc-vs-round3"):
+             "s1-dmc-vs-s1", "round3-dmc-vs-round3", "p1-dmc-vs-p1"):
     r = json.load(open(f"{out}/evals/{name}.json"))
     lo, hi = r["mean_score_ci95"]
     print(f"{name:22s} {r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]  win {r['win_rate']:.3f}")
 for s in ("s1", "round3", "s1-dmc", "round3-dmc"):
     r = json.load(open(f"{out}/evals/{s}-rl.json"))
     print(f"{s:10s} vs rlcard WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
-for s in ("s1", "s1-dmc-c0010", "s1-dmc-lr3e5", "s1-dmc-s22", "s1-v-dmc"):
+for s in ("s1", "s1-dmc-c0010", "s1-dmc-lr3e5", "s1-dmc-s22", "s1-v-dmc", "p1", "p1-dmc"):
     r = json.load(open(f"{out}/evals/{s}-rl2k.json"))
     print(f"{s:13s} vs rlcard (2,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
 for s in ("s1", "round3", "s1-dmc", "round3-dmc", "s1-v"):
