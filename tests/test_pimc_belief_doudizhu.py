@@ -61,7 +61,6 @@ def test_belief_weights_are_the_heads_split_chances_over_the_uniform_prior():
     g = _position(5, 7)
     obs = g.observation(g.current_seat)
     d = Decision(obs, g.legal_moves())
-    student = make(f"student:{STUDENT}", 0)
     from openlandlord.agents.pimc import _student
     w = d.belief_weights(_student(STUDENT))
     assert w.shape == (15, 25)
@@ -75,7 +74,6 @@ def test_belief_weights_are_the_heads_split_chances_over_the_uniform_prior():
         assert chances.sum() == pytest.approx(1.0, abs=1e-6)
         others = set(range(25)) - {a * 5 + b for a, b in ok}
         assert all(w[r, k] <= -1e8 for k in others)
-    del student
 
 
 def test_one_draw_is_the_plain_search_and_more_draws_differ():
