@@ -6,7 +6,11 @@ the seat's payoff (value x value_scale) against the payoff the seat got.
 
 Prints one JSON line: the decisions, the variance of the payoffs and, per value head, its
 correlation with them, its mean squared error, its mean, and the least-squares slope of the
-payoffs on it (1 for a calibrated head, below 1 for an overconfident one). `--rollouts W`
+payoffs on it (1 for a calibrated head, below 1 for an overconfident one); and, per head, how
+its policy stands at the decisions with more than one legal move (`policy`): the mean
+probability of its top move, the median gap between its top two moves in points (T x the
+logit gap, T the teacher temperature: the margin DMC's Q = value + T log pi reads), the share
+of gaps under 0.05 points, and how often its top move is the mover's. `--rollouts W`
 adds the same figures for the PIMC teacher's estimate of the move played (W worlds of native
 rule rollouts from the seat's view, "rollouts"), where the seat had more than one move. The check behind
 `pimc:leaf=student:DIR` (docs/pimc.md, "Leaf values"). Deal seeds S.. are training seeds."""
@@ -24,6 +28,20 @@ def _figures(v: np.ndarray, real: np.ndarray) -> dict:
             "slope": float(np.cov(v, real)[0, 1] / v.var())}
 
 
+def _policy(logits: list, chosen: list, temperature: float) -> dict:
+    top, gaps, agree = [], [], []
+    for z, move in zip(logits, chosen):
+        z = np.asarray(z, np.float64)
+        order = np.argsort(z)[::-1]
+        p = np.exp(z - z.max())
+        top.append(float(p[order[0]] / p.sum()))
+        gaps.append(float(temperature * (z[order[0]] - z[order[1]])))
+        agree.append(int(order[0]) == move)
+    gaps = np.array(gaps)
+    return {"decisions": len(top), "top_prob": float(np.mean(top)), "gap_points_median": float(np.median(gaps)),
+            "small_gap_share": float(np.mean(gaps < 0.05)), "agree_with_mover": float(np.mean(agree))}
+
+
 def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20000,
                 rollouts: int = 0) -> dict:
     from openlandlord.features import featurize
@@ -34,6 +52,8 @@ def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20
     mover = NativeStudent(players)
     nets = {d: NativeStudent(d) for d in heads}
     estimates: dict = {d: [] for d in heads}
+    logits: dict = {d: [] for d in heads}
+    chosen: list = []         # the mover's index, where the seat had more than one move
     payoffs: list = []
     searched: list = []       # (rollout estimate, index into payoffs)
     for k in range(deals):
@@ -42,9 +62,14 @@ def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20
         while not g.done:
             obs, legal = g.observation(g.current_seat), g.legal_moves()
             sample = featurize(obs, legal)
-            for d, net in nets.items():
-                estimates[d].append(float(net.forward(sample)["value"]) * net.config.value_scale)
+            outs = {d: net.forward(sample) for d, net in nets.items()}
+            for d, o in outs.items():
+                estimates[d].append(float(o["value"]) * nets[d].config.value_scale)
             move = int(np.argmax(mover.forward(sample)["logits"]))
+            if len(legal) > 1:
+                chosen.append(move)
+                for d, o in outs.items():
+                    logits[d].append(np.asarray(o["logits"])[:len(legal)])
             if rollouts and len(legal) > 1:
                 searched.append((Decision(obs, legal).search([move], 0, rollouts, "rule",
                                                              seed + k)[0], len(payoffs) + len(seats)))
@@ -55,8 +80,11 @@ def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20
     real = np.array(payoffs, float)
     out = {"deals": deals, "seed": seed, "players": players, "decisions": len(real),
            "payoff_var": float(real.var()), "heads": {}}
+    from openlandlord.games import spec
+    temperature = spec("doudizhu").teacher_temperature
     for d, values in estimates.items():
         out["heads"][d] = _figures(np.array(values), real)
+        out["heads"][d]["policy"] = _policy(logits[d], chosen, temperature)
     if searched:
         at = np.array([i for _, i in searched])
         out["rollouts"] = {"worlds": rollouts, **_figures(np.array([e for e, _ in searched]), real[at])}

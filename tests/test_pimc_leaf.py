@@ -141,3 +141,20 @@ def test_value_check_reports_each_head():
     head = out["heads"][STUDENT]
     assert out["decisions"] > 20 and -1 <= head["corr"] <= 1 and head["mse"] >= 0
     assert 0 < out["rollouts"]["decisions"] < out["decisions"]
+    policy = head["policy"]
+    assert 0 < policy["decisions"] < out["decisions"]
+    assert 0 < policy["top_prob"] <= 1 and policy["gap_points_median"] >= 0
+    assert policy["agree_with_mover"] == 1.0     # the head is the mover's own
+
+
+def test_value_check_policy_figures_by_hand():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from distill.valuecheck import _policy
+    out = _policy([[0.0, 1.0, 0.5], [2.0, 0.0]], [1, 1], 0.2)
+    assert out["decisions"] == 2
+    assert abs(out["gap_points_median"] - 0.2 * (0.5 + 2.0) / 2) < 1e-12   # gaps 0.1 and 0.4
+    assert out["agree_with_mover"] == 0.5 and out["small_gap_share"] == 0.0
+    p1 = 1 / (1 + np.exp(-1.0) + np.exp(-0.5))
+    assert abs(out["top_prob"] - (p1 + 1 / (1 + np.exp(-2.0))) / 2) < 1e-12
