@@ -29,9 +29,10 @@
 #   7. their bids, never learned (round 3 had no bidding round), repaired as docs/dmc.md's repair
 #      run did: 330,000 more decisions of each with the bids anchored to the shipped student's
 #      (`--anchor data/models/doudizhu --anchor-flows bidding=call-rob,points`, seed 2; one core
-#      each at once, about 9 minutes): `r3-belief-1m-rep`, `r3-belief-s22-rep`, and their soup
-#      `r3b-rep-soup`: its own bids against its `,bid=rule` twin (docs/examples/dmc_bids.sh, the
-#      committed dev sets), its play against the shipped student's and against `rlcard`.
+#      each at once, about 9 minutes): `r3-belief-1m-rep`, `r3-belief-s22-rep` (no soup of the two:
+#      their starts differ); each one's play against the shipped student's and against `rlcard`,
+#      and `r3-belief-s22-rep`'s own bids against its `,bid=rule` twin (docs/examples/dmc_bids.sh,
+#      the committed dev sets).
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -115,12 +116,12 @@ repair() {  # NAME: 330,000 decisions of DMC from $out/NAME, bids anchored, into
     --anchor-flows bidding=call-rob,points --snapshot-every 5 >> "$out/$1-rep.log" 2>&1
 }
 repair r3-belief-1m & repair r3-belief-s22 & wait
-[ -f "$out/r3b-rep-soup/weights.safetensors" ] || openlandlord soup --out "$out/r3b-rep-soup" \
-  "$out/r3-belief-1m-rep" "$out/r3-belief-s22-rep" > /dev/null
-for s in r3-belief-s22-rep r3b-rep-soup; do ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"; done
-ev r3b-rep-soup-rl student:$out/r3b-rep-soup rlcard --protocol douzero --deals 5000 --seed 777
-[ -f data/runs/dmc-evals/dmcfall-r3b-rep-soup-bids-points.json ] || \
-  docs/examples/dmc_bids.sh "$out/r3b-rep-soup" dmcfall-r3b-rep-soup
+for s in r3-belief-1m-rep r3-belief-s22-rep; do
+  ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
+  ev $s-rl student:$out/$s rlcard --protocol douzero --deals 5000 --seed 777
+done
+[ -f data/runs/dmc-evals/dmcfall-r3-belief-s22-rep-bids-points.json ] || \
+  docs/examples/dmc_bids.sh "$out/r3-belief-s22-rep" dmcfall-r3-belief-s22-rep
 python - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
@@ -132,7 +133,7 @@ for name in ("belief4k-vs-plain4k", "plain4k-dmc-vs-plain4k", "belief4k-dmc-vs-b
              "s1-s22-vs-s1", "s1-s22-vs-round3-s22", "round3-s22-vs-round3", "r3-belief-1m-vs-r3-belief",
              "r3-belief-s22-vs-r3-belief", "r3-belief-1m-vs-round3-dmc", "r3-belief-s22-vs-round3-s22",
              "r3-belief-1m-vs-shipped", "r3-belief-s22-vs-shipped", "r3-belief-soup-vs-shipped",
-             "r3-belief-s22-rep-vs-shipped", "r3b-rep-soup-vs-shipped"):
+             "r3-belief-1m-rep-vs-shipped", "r3-belief-s22-rep-vs-shipped"):
     p = f"{out}/evals/{name}.json"
     if os.path.exists(p):
         r = json.load(open(p)); lo, hi = r["mean_score_ci95"]
@@ -142,15 +143,16 @@ for s in ("plain4k", "plain4k-dmc", "belief4k", "belief4k-dmc", "round3", "round
     if os.path.exists(p):
         r = json.load(open(p))
         print(f"{s:14s} vs rlcard (2,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
-for s in ("s1-s22", "round3-s22", "r3-belief", "r3-belief-1m", "r3-belief-s22", "r3-belief-soup", "r3b-rep-soup"):
+for s in ("s1-s22", "round3-s22", "r3-belief", "r3-belief-1m", "r3-belief-s22", "r3-belief-soup",
+          "r3-belief-1m-rep", "r3-belief-s22-rep"):
     p = f"{out}/evals/{s}-rl.json"
     if os.path.exists(p):
         r = json.load(open(p))
         print(f"{s:14s} vs rlcard (5,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
 for flow in ("callrob", "points"):
-    p = f"data/runs/dmc-evals/dmcfall-r3b-rep-soup-bids-{flow}.json"
+    p = f"data/runs/dmc-evals/dmcfall-r3-belief-s22-rep-bids-{flow}.json"
     if os.path.exists(p):
         r = json.load(open(p)); b = r["bidding"]; lo, hi = r["mean_score_ci95"]
-        print(f"r3b-rep-soup own {flow} bids vs rule bids {r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]  "
+        print(f"r3-belief-s22-rep own {flow} bids vs rule bids {r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]  "
               f"doubled {b.get('doubled_rate', 0):.2f}  landlord {b['landlord_rate']:.2f}")
 PY
