@@ -38,21 +38,12 @@ fi
 for f in config.json weights.safetensors; do
   [ -f "$out/round3/$f" ] || git show 9283ec8:data/models/doudizhu/$f > "$out/round3/$f"
 done
-dmc() {  # NAME: 1,000,000 decisions of DMC from $out/NAME into $out/NAME-dmc (one core)
-  [ -f "$out/$1-dmc/weights.safetensors" ] && return
-  OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu --init "$out/$1" --out "$out/$1-dmc" \
-    --decisions 1000000 --seed 21 >> "$out/$1-dmc.log" 2>&1
-}
-ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
-  local name=$1 agent=$2 opp=$3; shift 3
-  [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
-    --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
-}
+source docs/examples/_ddz_runs.sh
 h2h=(--deals 3000 --seed 0)
 rl=(--protocol douzero --deals 5000 --seed 777)
 ev s1-vs-round3 student:$out/s1 student:$out/round3 "${h2h[@]}"
 for s in s1 round3; do ev $s-rl student:$out/$s rlcard "${rl[@]}"; done
-dmc s1 & dmc round3 & wait
+dmc s1 1000000 & dmc round3 1000000 & wait
 ev s1-dmc-vs-round3-dmc student:$out/s1-dmc student:$out/round3-dmc "${h2h[@]}"
 for s in s1 round3; do
   ev $s-dmc-rl student:$out/$s-dmc rlcard "${rl[@]}"

@@ -55,21 +55,12 @@ train() {  # NAME DATA ARGS...: a student into $out/NAME (one core)
   OPENBLAS_NUM_THREADS=1 openlandlord train --data "$data" --out "$out/$name" "$@" $resume \
     >> "$out/train-$name.log" 2>&1
 }
-dmc() {  # NAME: 164,000 decisions of DMC from $out/NAME into $out/NAME-dmc (one core)
-  [ -f "$out/$1-dmc/weights.safetensors" ] && return
-  OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu --init "$out/$1" --out "$out/$1-dmc" \
-    --decisions 164000 --seed 21 >> "$out/$1-dmc.log" 2>&1
-}
-ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
-  local name=$1 agent=$2 opp=$3; shift 3
-  [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
-    --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
-}
+source docs/examples/_ddz_runs.sh
 scratch=(--epochs 16 --set seed=1 --set lr=0.002)
 train plain4k "$plain" "${scratch[@]}" & train belief4k "$belief" "${scratch[@]}" & wait
 train r3-belief "$belief" --epochs 2 --set init=$round3 --set lr=0.0005 --set warmup_steps=50 --set seed=1
-dmc plain4k & dmc belief4k & wait
-dmc r3-belief
+dmc plain4k 164000 & dmc belief4k 164000 & wait
+dmc r3-belief 164000
 h2h=(--deals 3000 --seed 0)
 rl=(--protocol douzero --deals 2000 --seed 777)
 ev belief4k-vs-plain4k student:$out/belief4k student:$out/plain4k "${h2h[@]}"
