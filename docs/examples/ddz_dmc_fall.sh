@@ -32,7 +32,10 @@
 #      each at once, about 9 minutes): `r3-belief-1m-rep`, `r3-belief-s22-rep` (no soup of the two:
 #      their starts differ); each one's play against the shipped student's and against `rlcard`,
 #      and `r3-belief-s22-rep`'s own bids against its `,bid=rule` twin (docs/examples/dmc_bids.sh,
-#      the committed dev sets).
+#      the committed dev sets);
+#   8. each start's and each 10-chunk DMC student's value head and policy on its own self-play
+#      (`python -m distill.valuecheck DIR --deals 500`: the top move's probability, the top two
+#      moves' gap in points), into $out/policy/NAME.json.
 # Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
@@ -113,6 +116,13 @@ for s in r3-belief-1m-rep r3-belief-s22-rep; do
 done
 [ -f data/runs/dmc-evals/dmcfall-r3-belief-s22-rep-bids-points.json ] || \
   docs/examples/dmc_bids.sh "$out/r3-belief-s22-rep" dmcfall-r3-belief-s22-rep
+mkdir -p "$out/policy"
+for d in data/runs/bround/s1 data/runs/bround/round3 data/runs/bround/p1 $out/plain4k $out/belief4k \
+    $out/r3-belief $out/plain4k-dmc $out/belief4k-dmc; do
+  n=$(basename $d)
+  [ -f "$out/policy/$n.json" ] || OPENBLAS_NUM_THREADS=1 python -m distill.valuecheck $d --deals 500 \
+    > "$out/policy/$n.json"
+done
 python - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
@@ -140,6 +150,11 @@ for s in ("s1-s22", "round3-s22", "r3-belief", "r3-belief-1m", "r3-belief-s22", 
     if os.path.exists(p):
         r = json.load(open(p))
         print(f"{s:14s} vs rlcard (5,000 deals) WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}]  ADP {r['adp']:.3f}")
+for n in ("s1", "round3", "p1", "plain4k", "belief4k", "r3-belief", "plain4k-dmc", "belief4k-dmc"):
+    h = next(iter(json.load(open(f"{out}/policy/{n}.json"))["heads"].values()))
+    q = h["policy"]
+    print(f"{n:13s} own self-play: value corr {h['corr']:.3f}  slope {h['slope']:.2f}  top move p {q['top_prob']:.3f}  "
+          f"top-two gap {q['gap_points_median']:.3f} points (median)")
 for flow in ("callrob", "points"):
     p = f"data/runs/dmc-evals/dmcfall-r3-belief-s22-rep-bids-{flow}.json"
     if os.path.exists(p):
