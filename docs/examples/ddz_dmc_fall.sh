@@ -26,7 +26,7 @@
 #      chunk k is the same whenever it is played;
 #   6. the two `r3-belief` DMC students against the shipped student (3,000 deals), and the mean of
 #      their weights (`openlandlord soup`: `r3-belief-soup`) against it and against `rlcard`;
-#   7. their bids, never learned (round 3 had no bidding round), repaired as docs/dmc.md's repair
+#   7. their bids, never trained (round 3 came before the bidding round), repaired as docs/dmc.md's repair
 #      run did: 330,000 more decisions of each with the bids anchored to the shipped student's
 #      (`--anchor data/models/doudizhu --anchor-flows bidding=call-rob,points`, seed 2; one core
 #      each at once, about 9 minutes): `r3-belief-1m-rep`, `r3-belief-s22-rep` (no soup of the two:
