@@ -36,7 +36,8 @@
 #   8. each start's and each 10-chunk DMC student's value head and policy on its own self-play
 #      (`python -m distill.valuecheck DIR --deals 500`: the top move's probability, the top two
 #      moves' gap in points), into $out/policy/NAME.json.
-# Every step skips what a finished earlier run left (rerun to resume).
+# Steps 5 and 8 read docs/examples/ddz_belief_round.sh's students (data/runs/bround: s1, p1, round 3's
+# DMC run): run that first. Every step skips what a finished earlier run left (rerun to resume).
 set -e
 cd "$(dirname "$0")/../.."
 out=${1:-data/runs/dmcfall}
