@@ -49,8 +49,8 @@ def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20
     from openlandlord.games.doudizhu.pimc import Decision
     from openlandlord.model.native import NativeStudent
 
-    mover = NativeStudent(players)
     nets = {d: NativeStudent(d) for d in heads}
+    mover = nets.get(players) or NativeStudent(players)
     estimates: dict = {d: [] for d in heads}
     logits: dict = {d: [] for d in heads}
     chosen: list = []         # the mover's index, where the seat had more than one move
@@ -65,7 +65,8 @@ def value_check(heads: list[str], players: str, deals: int = 300, seed: int = 20
             outs = {d: net.forward(sample) for d, net in nets.items()}
             for d, o in outs.items():
                 estimates[d].append(float(o["value"]) * nets[d].config.value_scale)
-            move = int(np.argmax(mover.forward(sample)["logits"]))
+            played = outs[players] if players in outs else mover.forward(sample)   # one forward a net
+            move = int(np.argmax(played["logits"]))
             if len(legal) > 1:
                 chosen.append(move)
                 for d, o in outs.items():
