@@ -26,19 +26,15 @@ set -e
 cd "$(dirname "$0")/../.."
 out=${1:-data/runs/bround}
 mkdir -p "$out/evals" "$out/round3"
+source docs/examples/_ddz_runs.sh
 shipped=data/models/doudizhu
 [ -f "$out/data/g1/manifest.json" ] || openlandlord generate --game doudizhu \
   --teacher pimc:belief=student:$shipped --mix student:$shipped:0.5 --deals 8000 --seed 58000 \
   --workers 2 --out "$out/data/g1"
-if [ ! -f "$out/s1/weights.safetensors" ]; then
-  resume=; [ -d "$out/s1" ] && resume=--resume
-  openlandlord train --data "$out/data" --out "$out/s1" --epochs 16 --set seed=1 --set lr=0.002 \
-    $resume >> "$out/train-s1.log" 2>&1
-fi
+train s1 "$out/data" --epochs 16 --set seed=1 --set lr=0.002
 for f in config.json weights.safetensors; do
   [ -f "$out/round3/$f" ] || git show 9283ec8:data/models/doudizhu/$f > "$out/round3/$f"
 done
-source docs/examples/_ddz_runs.sh
 h2h=(--deals 3000 --seed 0)
 rl=(--protocol douzero --deals 5000 --seed 777)
 ev s1-vs-round3 student:$out/s1 student:$out/round3 "${h2h[@]}"
@@ -50,25 +46,14 @@ for s in s1 round3; do
   ev $s-dmc-vs-shipped student:$out/$s-dmc student:$shipped "${h2h[@]}"
   ev $s-dmc-vs-$s student:$out/$s-dmc student:$out/$s "${h2h[@]}"
 done
-short() {  # NAME ARGS...: 164,000 decisions of DMC from s1 into $out/NAME (one core)
-  local name=$1; shift
-  [ -f "$out/$name/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
-    --init "$out/s1" --out "$out/$name" --decisions 164000 "$@" >> "$out/$name.log" 2>&1
-}
-short s1-dmc-lr3e5 --seed 21 --lr 0.00003 & short s1-dmc-s22 --seed 22 & wait
-[ -f "$out/s1-v/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
-  --init "$out/s1" --out "$out/s1-v" --decisions 82000 --seed 23 --train-only value >> "$out/s1-v.log" 2>&1
-[ -f "$out/s1-v-dmc/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
-  --init "$out/s1-v" --out "$out/s1-v-dmc" --decisions 164000 --seed 21 >> "$out/s1-v-dmc.log" 2>&1
+run_dmc s1-dmc-lr3e5 "$out/s1" --decisions 164000 --seed 21 --lr 0.00003 &
+run_dmc s1-dmc-s22 "$out/s1" --decisions 164000 --seed 22 & wait
+run_dmc s1-v "$out/s1" --decisions 82000 --seed 23 --train-only value
+dmc s1-v 164000
 [ -f "$out/data-pure/g0/manifest.json" ] || openlandlord generate --game doudizhu \
   --teacher pimc:belief=student:$shipped --deals 3000 --seed 59000 --workers 2 --out "$out/data-pure/g0"
-if [ ! -f "$out/p1/weights.safetensors" ]; then
-  resume=; [ -d "$out/p1" ] && resume=--resume
-  openlandlord train --data "$out/data-pure" --out "$out/p1" --epochs 16 --set seed=1 --set lr=0.002 \
-    $resume >> "$out/train-p1.log" 2>&1
-fi
-[ -f "$out/p1-dmc/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
-  --init "$out/p1" --out "$out/p1-dmc" --decisions 164000 --seed 21 >> "$out/p1-dmc.log" 2>&1
+train p1 "$out/data-pure" --epochs 16 --set seed=1 --set lr=0.002
+dmc p1 164000
 ev p1-dmc-vs-p1 student:$out/p1-dmc student:$out/p1 "${h2h[@]}"
 for s in s1 s1-dmc-lr3e5 s1-dmc-s22 s1-v-dmc p1 p1-dmc; do
   ev $s-rl2k student:$out/$s rlcard --protocol douzero --deals 2000 --seed 777

@@ -52,17 +52,11 @@ if [ ! -f "$round3/weights.safetensors" ]; then
   mkdir -p "$round3"
   for f in config.json weights.safetensors; do git show 9283ec8:data/models/doudizhu/$f > "$round3/$f"; done
 fi
-train() {  # NAME DATA ARGS...: a student into $out/NAME (one core)
-  local name=$1 data=$2; shift 2
-  [ -f "$out/$name/weights.safetensors" ] && return
-  local resume=; [ -d "$out/$name" ] && resume=--resume
-  OPENBLAS_NUM_THREADS=1 openlandlord train --data "$data" --out "$out/$name" "$@" $resume \
-    >> "$out/train-$name.log" 2>&1
-}
 source docs/examples/_ddz_runs.sh
 scratch=(--epochs 16 --set seed=1 --set lr=0.002)
-train plain4k "$plain" "${scratch[@]}" & train belief4k "$belief" "${scratch[@]}" & wait
-train r3-belief "$belief" --epochs 2 --set init=$round3 --set lr=0.0005 --set warmup_steps=50 --set seed=1
+OPENBLAS_NUM_THREADS=1 train plain4k "$plain" "${scratch[@]}" &
+OPENBLAS_NUM_THREADS=1 train belief4k "$belief" "${scratch[@]}" & wait
+OPENBLAS_NUM_THREADS=1 train r3-belief "$belief" --epochs 2 --set init=$round3 --set lr=0.0005 --set warmup_steps=50 --set seed=1
 dmc plain4k 164000 & dmc belief4k 164000 & wait
 dmc r3-belief 164000
 h2h=(--deals 3000 --seed 0)
@@ -105,12 +99,11 @@ for s in r3-belief-1m r3-belief-s22 r3-belief-soup; do
   ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
 done
 ev r3-belief-soup-rl student:$out/r3-belief-soup rlcard --protocol douzero --deals 5000 --seed 777
-repair() {  # NAME: 330,000 decisions of DMC from $out/NAME, bids anchored, into $out/NAME-rep
-  [ -f "$out/$1-rep/weights.safetensors" ] || OPENBLAS_NUM_THREADS=1 openlandlord dmc --game doudizhu \
-    --init "$out/$1" --out "$out/$1-rep" --decisions 330000 --seed 2 --anchor $shipped \
-    --anchor-flows bidding=call-rob,points --snapshot-every 5 >> "$out/$1-rep.log" 2>&1
-}
-repair r3-belief-1m & repair r3-belief-s22 & wait
+for s in r3-belief-1m r3-belief-s22; do
+  run_dmc $s-rep "$out/$s" --decisions 330000 --seed 2 --anchor $shipped \
+    --anchor-flows bidding=call-rob,points --snapshot-every 5 &
+done
+wait
 for s in r3-belief-1m-rep r3-belief-s22-rep; do
   ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
   ev $s-rl student:$out/$s rlcard --protocol douzero --deals 5000 --seed 777
