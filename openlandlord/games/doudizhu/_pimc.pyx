@@ -317,14 +317,18 @@ cdef int deal_weighted(PlayState* s, int seat, int landlord, uint64_t loose, int
     return 0
 
 
-cdef void load_belief(object belief, double* lw) except *:
-    # A belief as 15 x 25 log-weights (rank, split a * 5 + b) into lw[375].
+cdef const double* load_belief(object belief, double* lw) except *:
+    # A belief as 15 x 25 log-weights (rank, split a * 5 + b) into lw[375], returned; no
+    # belief (None) is NULL, the plain sampler.
+    if belief is None:
+        return NULL
     cdef const double[:, ::1] view = belief
     cdef int k
     if view.shape[0] != 15 or view.shape[1] != 25:
         raise ValueError("a belief is 15 x 25 log-weights (rank, split)")
     for k in range(375):
         lw[k] = view[k // 25, k % 25]
+    return lw
 
 
 cdef struct SolveCounts:
@@ -401,14 +405,12 @@ def search(uint64_t hand, int seat, int landlord, cards_left, plays, int to_beat
     cdef policy_fn policy
     cdef int kind
     cdef double lw[375]
-    cdef const double* lwp = NULL
+    cdef const double* lwp
     if rollout_policy not in ROLLOUTS:
         raise ValueError(f"unknown rollout policy {rollout_policy!r}")
     kind = ROLLOUTS[rollout_policy]
     policy = rule_policy if kind == ROLLOUT_RULE else policy_random
-    if belief is not None:
-        load_belief(belief, lw)
-        lwp = lw
+    lwp = load_belief(belief, lw)
     if not holds(unseen, lord_keeps):
         raise ValueError("the landlord's kept kitty cards are not among the unseen cards")
     if not 0 <= solve <= 108 or solve_budget < 1:
@@ -478,10 +480,8 @@ def sample_worlds(uint64_t unseen, uint64_t lord_keeps, int seat, int landlord, 
     cdef uint8_t cards[54]
     cdef int i
     cdef double lw[375]
-    cdef const double* lwp = NULL
-    if belief is not None:
-        load_belief(belief, lw)
-        lwp = lw
+    cdef const double* lwp
+    lwp = load_belief(belief, lw)
     fill_state(&s, 0, seat, landlord, cards_left, (0, 0, 0), 0, -1, 0, 0, 1, (1, 1, 1))
     out = []
     for i in range(count):
