@@ -20,3 +20,25 @@ ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
   [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
     --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
 }
+report() {  # PREFIX NAME...: each NAME's head-to-head figures ($out/evals/NAME-vs-*.json), its WP/ADP
+  # against rlcard in DouZero's protocol ($out/evals/NAME-rl.json) and its own bids against the
+  # rule bids (data/runs/dmc-evals/PREFIX-NAME-bids-*.json, docs/examples/dmc_bids.sh), where made
+  python - "$out" "$@" <<'PY'
+import glob, json, os, sys
+out, prefix, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+def ci(r):
+    lo, hi = r["mean_score_ci95"]
+    return f"{r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+for s in names:
+    for f in sorted(glob.glob(f"{out}/evals/{s}-vs-*.json")):
+        print(s, os.path.basename(f)[len(s) + 1:-5], ci(json.load(open(f))))
+    if os.path.exists(f"{out}/evals/{s}-rl.json"):
+        r = json.load(open(f"{out}/evals/{s}-rl.json"))
+        print(s, f"vs rlcard, DouZero's protocol: WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, "
+              f"{r['wp_ci95'][1]:.3f}] ADP {r['adp']:.3f}")
+    for flow in ("callrob", "points"):
+        f = f"data/runs/dmc-evals/{prefix}-{s}-bids-{flow}.json"
+        if os.path.exists(f):
+            print(s, "own bids vs rule bids,", flow, ci(json.load(open(f))))
+PY
+}

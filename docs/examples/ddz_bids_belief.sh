@@ -56,21 +56,4 @@ done
 for s in bids-belief dmc-s21 dmc-s22 soup dmc-s21-2m dmc-s22-2m soup-2m; do
   [ -f data/runs/dmc-evals/bbelief-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" bbelief-$s
 done
-python - "$out" <<'PY'
-import json, sys
-out = sys.argv[1]
-def h(name):
-    r = json.load(open(f"{out}/evals/{name}.json"))
-    lo, hi = r["mean_score_ci95"]
-    return f"{r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-print("bids-belief vs bids", h("bids-belief-vs-bids"))
-for s in ("dmc-s21", "dmc-s22", "soup", "dmc-s21-2m", "dmc-s22-2m", "soup-2m"):
-    r = json.load(open(f"{out}/evals/{s}-rl.json"))
-    print(s, "vs start", h(f"{s}-vs-start"), " vs shipped", h(f"{s}-vs-shipped"),
-          f" rlcard WP {r['wp']:.3f} [{r['wp_ci95'][0]:.3f}, {r['wp_ci95'][1]:.3f}] ADP {r['adp']:.3f}")
-for s in ("bids-belief", "dmc-s21", "dmc-s22", "soup", "dmc-s21-2m", "dmc-s22-2m", "soup-2m"):
-    for flow in ("callrob", "points"):
-        r = json.load(open(f"data/runs/dmc-evals/bbelief-{s}-bids-{flow}.json"))
-        lo, hi = r["mean_score_ci95"]
-        print(s, "own bids", flow, f"{r['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
-PY
+report bbelief bids-belief dmc-s21 dmc-s22 soup dmc-s21-2m dmc-s22-2m soup-2m
