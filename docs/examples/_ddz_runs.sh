@@ -20,6 +20,15 @@ ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
   [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
     --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
 }
+measure() {  # START NAME...: each $out/NAME against $out/START (none when START is -) and $shipped,
+  # head to head (3,000 fresh deals, seed 0), and against rlcard in DouZero's protocol (5,000, seed 777)
+  local start=$1 s; shift
+  for s; do
+    [ "$start" = - ] || ev $s-vs-start student:$out/$s student:$out/$start --deals 3000 --seed 0
+    ev $s-vs-shipped student:$out/$s student:$shipped --deals 3000 --seed 0
+    ev $s-rl student:$out/$s rlcard --protocol douzero --deals 5000 --seed 777
+  done
+}
 report() {  # PREFIX NAME...: each NAME's head-to-head figures ($out/evals/NAME-vs-*.json), its WP/ADP
   # against rlcard in DouZero's protocol ($out/evals/NAME-rl.json) and its own bids against the
   # rule bids (data/runs/dmc-evals/PREFIX-NAME-bids-*.json, docs/examples/dmc_bids.sh), where made

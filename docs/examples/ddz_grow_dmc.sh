@@ -32,16 +32,12 @@ save_checkpoint(sys.argv[2], model, bigger, extra={
 PY
 [ -f "$out/anchor/weights.safetensors" ] || { mkdir -p "$out/anchor"; cp "$out/grown"/{config.json,weights.safetensors} "$out/anchor/"; }
 source docs/examples/_ddz_runs.sh
-h2h=(--deals 3000 --seed 0)
 ev grown-vs-shipped student:$out/grown student:$shipped --deals 300 --seed 0
 anchor=(--anchor "$out/anchor" --anchor-flows bidding=call-rob,points)
 run_dmc dmc-s31 "$out/grown" --decisions 500000 --seed 31 "${anchor[@]}" &
 run_dmc dmc-s32 "$out/grown" --decisions 500000 --seed 32 "${anchor[@]}" & wait
 [ -f "$out/soup/weights.safetensors" ] || openlandlord soup --out "$out/soup" "$out/dmc-s31" "$out/dmc-s32" > /dev/null
-for s in dmc-s31 dmc-s32 soup; do
-  ev $s-vs-shipped student:$out/$s student:$shipped "${h2h[@]}"
-  ev $s-rl student:$out/$s rlcard --protocol douzero --deals 5000 --seed 777
-done
+measure - dmc-s31 dmc-s32 soup
 for s in dmc-s31 dmc-s32 soup; do
   [ -f data/runs/dmc-evals/growddz-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" growddz-$s
 done
