@@ -7,8 +7,9 @@
 # 148 k parameters are what holds self-play back, the grown ones should. Into OUT (default
 # data/runs/growddz): `grown`, `anchor` (its copy), `dmc-s31`, `dmc-s32`, their soup `soup`;
 # each against the shipped student (the ship's 3,000 dev deals, seed 0) and DouZero's protocol
-# against `rlcard` (5,000 fresh deals, seed 777), own bids (docs/examples/dmc_bids.sh).
-# Every step skips what a finished earlier run left (rerun to resume).
+# against `rlcard` (5,000 fresh deals, seed 777), own bids (docs/examples/dmc_bids.sh); then
+# both runs continued to 1 M decisions (copies, `dmc-s31-1m`, `dmc-s32-1m`; soup `soup-1m`).
+# Every step skips what a finished earlier run left (rerun to resume). About 75 minutes.
 set -e
 cd "$(dirname "$0")/../.."
 out=${1:-data/runs/growddz}
@@ -41,4 +42,14 @@ measure - dmc-s31 dmc-s32 soup
 for s in dmc-s31 dmc-s32 soup; do
   [ -f data/runs/dmc-evals/growddz-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" growddz-$s
 done
-report growddz grown dmc-s31 dmc-s32 soup
+for s in dmc-s31 dmc-s32; do  # continued: a copy of the 500 k run, run on to 1 M decisions
+  [ -d "$out/$s-1m" ] || { cp -a "$out/$s" "$out/$s-1m"; rm "$out/$s-1m/weights.safetensors"; }
+done
+run_dmc dmc-s31-1m "$out/grown" --decisions 1000000 --seed 31 "${anchor[@]}" &
+run_dmc dmc-s32-1m "$out/grown" --decisions 1000000 --seed 32 "${anchor[@]}" & wait
+[ -f "$out/soup-1m/weights.safetensors" ] || openlandlord soup --out "$out/soup-1m" "$out/dmc-s31-1m" "$out/dmc-s32-1m" > /dev/null
+measure - dmc-s31-1m dmc-s32-1m soup-1m
+for s in dmc-s31-1m dmc-s32-1m soup-1m; do
+  [ -f data/runs/dmc-evals/growddz-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" growddz-$s
+done
+report growddz grown dmc-s31 dmc-s32 soup dmc-s31-1m dmc-s32-1m soup-1m
