@@ -20,6 +20,22 @@ ev() {  # NAME AGENT OPPONENT ARGS...: into $out/evals/NAME.json
   [ -f "$out/evals/$name.json" ] || openlandlord eval --game doudizhu --agent "$agent" \
     --opponent "$opp" --workers 2 --no-records --json "$out/evals/$name.json" "$@" > /dev/null
 }
+dmc_pair() {  # INIT DECISIONS SOUP A SEED_A B SEED_B [FROM_A FROM_B] -- ARGS...: DMC runs $out/A and $out/B
+  # from $out/INIT at once, one core each, then their soup $out/SOUP; with FROM_A FROM_B, each
+  # continues a copy of that finished run (the same seed and ARGS) on to DECISIONS
+  local init=$1 n=$2 soup=$3 a=$4 sa=$5 b=$6 sb=$7 fa= fb=
+  shift 7
+  [ "$1" = -- ] || { fa=$1 fb=$2; shift 2; }
+  shift
+  local name from
+  for name in $a $b; do
+    from=$([ $name = $a ] && echo "$fa" || echo "$fb")
+    [ -z "$from" ] || [ -d "$out/$name" ] || { cp -a "$out/$from" "$out/$name"; rm "$out/$name/weights.safetensors"; }
+  done
+  run_dmc $a "$out/$init" --decisions $n --seed $sa "$@" &
+  run_dmc $b "$out/$init" --decisions $n --seed $sb "$@" & wait
+  [ -f "$out/$soup/weights.safetensors" ] || openlandlord soup --out "$out/$soup" "$out/$a" "$out/$b" > /dev/null
+}
 measure() {  # START NAME...: each $out/NAME against $out/START (none when START is -) and $shipped,
   # head to head (3,000 fresh deals, seed 0), and against rlcard in DouZero's protocol (5,000, seed 777)
   local start=$1 s; shift

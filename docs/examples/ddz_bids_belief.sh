@@ -33,16 +33,9 @@ OPENBLAS_NUM_THREADS=1 train bids-belief "$belief" --epochs 2 --set init=$out/bi
 ev bids-belief-vs-bids student:$out/bids-belief student:$out/bids --deals 3000 --seed 0
 [ -f "$out/anchor/weights.safetensors" ] || { mkdir -p "$out/anchor"; cp "$out/bids-belief"/{config.json,weights.safetensors} "$out/anchor/"; }
 anchor=(--anchor "$out/anchor" --anchor-flows bidding=call-rob,points)
-run_dmc dmc-s21 "$out/bids-belief" --decisions 1000000 --seed 21 "${anchor[@]}" &
-run_dmc dmc-s22 "$out/bids-belief" --decisions 1000000 --seed 22 "${anchor[@]}" & wait
-[ -f "$out/soup/weights.safetensors" ] || openlandlord soup --out "$out/soup" "$out/dmc-s21" "$out/dmc-s22" > /dev/null
+dmc_pair bids-belief 1000000 soup dmc-s21 21 dmc-s22 22 -- "${anchor[@]}"
 measure bids-belief dmc-s21 dmc-s22 soup
-for s in dmc-s21 dmc-s22; do  # continued: a copy of the 1 M run, run on to 2 M decisions
-  [ -d "$out/$s-2m" ] || { cp -a "$out/$s" "$out/$s-2m"; rm "$out/$s-2m/weights.safetensors"; }
-done
-run_dmc dmc-s21-2m "$out/bids-belief" --decisions 2000000 --seed 21 "${anchor[@]}" &
-run_dmc dmc-s22-2m "$out/bids-belief" --decisions 2000000 --seed 22 "${anchor[@]}" & wait
-[ -f "$out/soup-2m/weights.safetensors" ] || openlandlord soup --out "$out/soup-2m" "$out/dmc-s21-2m" "$out/dmc-s22-2m" > /dev/null
+dmc_pair bids-belief 2000000 soup-2m dmc-s21-2m 21 dmc-s22-2m 22 dmc-s21 dmc-s22 -- "${anchor[@]}"  # continued copies
 measure bids-belief dmc-s21-2m dmc-s22-2m soup-2m
 for s in bids-belief dmc-s21 dmc-s22 soup dmc-s21-2m dmc-s22-2m soup-2m; do
   [ -f data/runs/dmc-evals/bbelief-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" bbelief-$s

@@ -35,19 +35,12 @@ PY
 source docs/examples/_ddz_runs.sh
 ev grown-vs-shipped student:$out/grown student:$shipped --deals 300 --seed 0
 anchor=(--anchor "$out/anchor" --anchor-flows bidding=call-rob,points)
-run_dmc dmc-s31 "$out/grown" --decisions 500000 --seed 31 "${anchor[@]}" &
-run_dmc dmc-s32 "$out/grown" --decisions 500000 --seed 32 "${anchor[@]}" & wait
-[ -f "$out/soup/weights.safetensors" ] || openlandlord soup --out "$out/soup" "$out/dmc-s31" "$out/dmc-s32" > /dev/null
+dmc_pair grown 500000 soup dmc-s31 31 dmc-s32 32 -- "${anchor[@]}"
 measure - dmc-s31 dmc-s32 soup
 for s in dmc-s31 dmc-s32 soup; do
   [ -f data/runs/dmc-evals/growddz-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" growddz-$s
 done
-for s in dmc-s31 dmc-s32; do  # continued: a copy of the 500 k run, run on to 1 M decisions
-  [ -d "$out/$s-1m" ] || { cp -a "$out/$s" "$out/$s-1m"; rm "$out/$s-1m/weights.safetensors"; }
-done
-run_dmc dmc-s31-1m "$out/grown" --decisions 1000000 --seed 31 "${anchor[@]}" &
-run_dmc dmc-s32-1m "$out/grown" --decisions 1000000 --seed 32 "${anchor[@]}" & wait
-[ -f "$out/soup-1m/weights.safetensors" ] || openlandlord soup --out "$out/soup-1m" "$out/dmc-s31-1m" "$out/dmc-s32-1m" > /dev/null
+dmc_pair grown 1000000 soup-1m dmc-s31-1m 31 dmc-s32-1m 32 dmc-s31 dmc-s32 -- "${anchor[@]}"  # continued copies
 measure - dmc-s31-1m dmc-s32-1m soup-1m
 for s in dmc-s31-1m dmc-s32-1m soup-1m; do
   [ -f data/runs/dmc-evals/growddz-$s-bids-points.json ] || docs/examples/dmc_bids.sh "$out/$s" growddz-$s
